@@ -21,3 +21,8 @@ export const Label = z
 
 /** The four verdicts, in one vocabulary from YAML to hook output to journal. */
 export const VerdictName = z.enum(["allow", "pass", "ask", "deny"]);
+
+/** An http(s) URL. A plain pattern, so the JSON Schema needs no format plugin. */
+export const HttpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "an http:// or https:// URL" });

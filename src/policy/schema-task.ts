@@ -1,10 +1,10 @@
 /** The task loop's settings: where `verdict run` sends a request and its bounds. */
 import { z } from "zod";
-import { Duration, Memory } from "./schema-common.ts";
+import { Duration, HttpUrl, Memory } from "./schema-common.ts";
 
 export const TaskSection = z
   .strictObject({
-    endpoint: z.string().url().describe("OpenAI-compatible chat endpoint (base URL ending in /v1)."),
+    endpoint: HttpUrl.describe("OpenAI-compatible chat endpoint (base URL ending in /v1)."),
     model: z.string().min(1),
     key_env: z.string().describe("Environment variable holding the endpoint's API key; empty for none."),
     max_tool_calls: z.number().int().min(1).max(10000),

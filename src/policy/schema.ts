@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ApprovalsSection } from "./schema-approvals.ts";
-import { Duration, Label, Memory, Probability } from "./schema-common.ts";
+import { Duration, HttpUrl, Label, Memory, Probability } from "./schema-common.ts";
 import { HostsSection } from "./schema-hosts.ts";
 import { RulesSection } from "./schema-rules.ts";
 import { TaskSection } from "./schema-task.ts";
@@ -58,7 +58,7 @@ export const JudgeSection = z
   .describe("How a judgment is made.");
 
 const Endpoint = z.strictObject({
-  base_url: z.string().url(),
+  base_url: HttpUrl,
   model: z.string().min(1).describe("The pinned model."),
   key_env: z.string().describe("Environment variable holding the API key; empty for none."),
 });

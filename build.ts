@@ -1,0 +1,84 @@
+/**
+ * Builds verdict.
+ *
+ *   bun build.ts                  dist/verdict for this machine
+ *   bun build.ts --target <t>     one of linux-x64, linux-arm64, linux-x64-musl, darwin-arm64, darwin-x64, windows-x64
+ *   bun build.ts --target all     every target above
+ *
+ * Before compiling it regenerates the artifacts derived from the zod schema
+ * (policy/schema.json and the precompiled validator), so they never go stale.
+ * Foreign targets are built offline from the `@oven/bun-<target>` runtime
+ * package, fetched once through npm into .cache/bun-runtimes.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { generateArtifacts } from "./src/policy/generate.ts";
+
+const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = {
+  "linux-x64": { bun: "bun-linux-x64", pkg: "@oven/bun-linux-x64", out: "verdict-linux-x64" },
+  "linux-arm64": { bun: "bun-linux-arm64", pkg: "@oven/bun-linux-aarch64", out: "verdict-linux-arm64" },
+  "linux-x64-musl": { bun: "bun-linux-x64-musl", pkg: "@oven/bun-linux-x64-musl", out: "verdict-linux-x64-musl" },
+  "darwin-arm64": { bun: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64", out: "verdict-darwin-arm64" },
+  "darwin-x64": { bun: "bun-darwin-x64", pkg: "@oven/bun-darwin-x64", out: "verdict-darwin-x64" },
+  "windows-x64": { bun: "bun-windows-x64", pkg: "@oven/bun-windows-x64", out: "verdict-windows-x64.exe" },
+};
+
+const root = import.meta.dir;
+const version: string = (await Bun.file(join(root, "package.json")).json()).version;
+
+function commit(): string {
+  const result = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: root, encoding: "utf8" });
+  if (result.status !== 0) return "unknown";
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).stdout.trim();
+  return result.stdout.trim() + (dirty ? "-dirty" : "");
+}
+
+/** The runtime executable of a foreign target, unpacked from its npm package (offline once cached). */
+function runtimeFor(pkg: string): string {
+  const dir = join(root, ".cache", "bun-runtimes", `${pkg.replace("/", "+")}@${Bun.version}`);
+  const find = () => ["bin/bun", "bin/bun.exe"].map((name) => join(dir, "package", name)).find(existsSync);
+  const found = find();
+  if (found) return found;
+  mkdirSync(dir, { recursive: true });
+  const packed = spawnSync("npm", ["pack", `${pkg}@${Bun.version}`, "--silent", "--pack-destination", dir], { encoding: "utf8" });
+  if (packed.status !== 0) throw new Error(`npm pack ${pkg}@${Bun.version} failed: ${packed.stderr.trim()}`);
+  const tarball = readdirSync(dir).find((name) => name.endsWith(".tgz"));
+  if (!tarball) throw new Error(`npm pack ${pkg} produced no tarball`);
+  const untar = spawnSync("tar", ["xzf", join(dir, tarball), "-C", dir]);
+  if (untar.status !== 0) throw new Error(`cannot unpack ${tarball}`);
+  const unpacked = find();
+  if (!unpacked) throw new Error(`${pkg} holds no bin/bun`);
+  return unpacked;
+}
+
+function compile(outfile: string, target?: { bun: string; pkg: string }): void {
+  const args = [
+    "build", "--compile", "--minify", "--bytecode", "--format=esm", "--sourcemap",
+    `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
+    `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
+    "--outfile", outfile,
+  ];
+  if (target) args.push(`--target=${target.bun}`, `--compile-executable-path=${runtimeFor(target.pkg)}`);
+  args.push(join(root, "src/cli/main.ts"));
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`bun build failed for ${outfile}`);
+}
+
+const at = process.argv.indexOf("--target");
+const wanted = at >= 0 ? process.argv[at + 1] : undefined;
+await generateArtifacts(root);
+if (!wanted) {
+  compile(join(root, "dist", "verdict"));
+} else {
+  const names = wanted === "all" ? Object.keys(TARGETS) : [wanted];
+  for (const name of names) {
+    const target = TARGETS[name];
+    if (!target) {
+      console.error(`unknown target ${name}; choose one of: ${Object.keys(TARGETS).join(", ")}, all`);
+      process.exit(2);
+    }
+    compile(join(root, "dist", target.out), target);
+    console.log(`built dist/${target.out}`);
+  }
+}

@@ -1,0 +1,6 @@
+/** verdict install (placeholder until its issue lands). */
+export async function main(argv: string[]): Promise<number> {
+  void argv;
+  console.error("verdict: install is not built yet");
+  return 2;
+}

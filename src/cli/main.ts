@@ -1,0 +1,58 @@
+/**
+ * verdict's entry point: routes a command to its file in src/cli/. Each
+ * command is imported only when it runs, so a hook pays only for its own.
+ */
+import { USAGE_EXIT, printVersion } from "./common.ts";
+
+type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+
+const COMMANDS: Record<string, Command> = {
+  check: { summary: "judge one command line (or many with --stdin)", load: () => import("./check.ts") },
+  "check-stop": { summary: "judge a turn's end from the requests and the final message", load: () => import("./check-stop.ts") },
+  hook: { summary: "run as a hook of claude, codex, gemini or cursor", load: () => import("./hook.ts") },
+  install: { summary: "add verdict's hooks to a host's settings", load: () => import("./install.ts") },
+  uninstall: { summary: "remove verdict's hooks from a host's settings", load: () => import("./uninstall.ts") },
+  doctor: { summary: "check that every host's hook works and the model answers", load: () => import("./doctor.ts") },
+  run: { summary: "carry out a request with a model, checking every tool call", load: () => import("./run.ts") },
+  approvals: { summary: "list, show, approve, reject, answer or verify approval tasks", load: () => import("./approvals.ts") },
+  policy: { summary: "check, show, test or trust policies; print the schema", load: () => import("./policy.ts") },
+  log: { summary: "show recent decisions or their statistics", load: () => import("./log.ts") },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return [
+    "verdict: judges what an AI coding assistant is about to do, before it does it.",
+    "",
+    "Usage: verdict <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Options: --help (also after a command), --version",
+    "Exit status 2 means a usage or policy error; each command documents the rest.",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(usage());
+    return name === undefined ? USAGE_EXIT : 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    printVersion();
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`verdict: unknown command ${JSON.stringify(name)}. Run verdict --help for the list.`);
+    return USAGE_EXIT;
+  }
+  const module = await command.load();
+  return module.main(rest);
+}
+
+const code = await main(process.argv.slice(2));
+process.exitCode = code;

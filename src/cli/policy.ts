@@ -1,0 +1,6 @@
+/** verdict policy (placeholder until its issue lands). */
+export async function main(argv: string[]): Promise<number> {
+  void argv;
+  console.error("verdict: policy is not built yet");
+  return 2;
+}

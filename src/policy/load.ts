@@ -1,73 +1,133 @@
 /**
- * Loads the effective policy: the embedded default, then the user's, the
- * repository's and the command line's layers, merged and validated.
- * (First version: default plus --policy/VERDICT_POLICY; layers, trust and
- * positioned errors follow.)
+ * Loads the effective policy: the embedded default, then the user's layer,
+ * the repository's layer and the command line's, each possibly extending
+ * other files; merged (see merge.ts), validated, and checked. Problems are
+ * reported all at once with file, line and column. A policy that fails to
+ * load never falls back to something else.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
-import { PolicyError } from "./errors.ts";
-import { Policy } from "./schema.ts";
+import { PolicyError, type PolicyProblem } from "./errors.ts";
+import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
+import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
+import { positionOf, yamlSyntaxError } from "./positions.ts";
+import type { Policy } from "./schema.ts";
+import { checkSemantics } from "./semantics.ts";
+import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
+import { checkEffective, checkLayer } from "./validate.ts";
+
+export const DEFAULT_POLICY_TEXT: string = defaultText;
+export const DEFAULT_FILE = "(embedded default)";
 
 export type LoadOptions = {
   cwd: string;
-  /** --policy FILE */
+  /** --policy FILE; VERDICT_POLICY when absent. */
   file?: string;
-  env?: Record<string, string | undefined>;
+  env?: Env;
+  /** Skip the user's and the repository's layers (tests, `policy check FILE`). */
+  only?: LayerName[];
 };
 
-export type LayerSource = { name: "default" | "user" | "repo" | "command-line"; file: string; trusted: boolean };
+export type LayerSource = {
+  name: LayerName;
+  /** The layer's own file; the files it extends come first in `files`. */
+  file: string;
+  files: string[];
+  trusted: boolean;
+  /** What trust is bound to: the digest of every file of the chain. */
+  digest: string;
+};
 
 export type LoadedPolicy = {
   policy: Policy;
-  /** SHA-256 of the effective policy's canonical JSON, shortened. */
+  /** SHA-256 of the effective policy's JSON, shortened: what a judgment was made under. */
   digest: string;
   layers: LayerSource[];
+  /** Parts of untrusted layers that were ignored, as sentences. */
   warnings: string[];
+  /** Which layer and file set each value. */
+  origins: Map<string, Origin>;
+  repositoryRoot?: string;
 };
 
 export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error: PolicyError };
 
-export const DEFAULT_POLICY_TEXT: string = defaultText;
+type Pending = PolicyProblem & { segments?: (string | number)[]; atKey?: boolean; syntax?: boolean; text?: string };
 
 export function loadPolicy(options: LoadOptions): LoadResult {
   const env = options.env ?? process.env;
-  let raw = Bun.YAML.parse(defaultText) as Record<string, unknown>;
-  const layers: LayerSource[] = [{ name: "default", file: "(embedded default)", trusted: true }];
-  const file = options.file ?? env.VERDICT_POLICY;
-  if (file) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      return { ok: false, error: new PolicyError([{ file, path: "", message: `cannot read the policy: ${(error as Error).message}` }]) };
+  const wanted = (name: LayerName) => !options.only || options.only.includes(name);
+  const problems: Pending[] = [];
+  const texts = new Map<string, string>([[DEFAULT_FILE, defaultText]]);
+  const merged = emptyMerged();
+  const layers: LayerSource[] = [];
+  const warnings: string[] = [];
+
+  const defaultData = Bun.YAML.parse(defaultText) as Record<string, unknown>;
+  mergeLayer(merged, defaultData, "default", DEFAULT_FILE);
+  layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: chainDigest([defaultText]) });
+
+  const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
+    { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
+    { name: "repo", file: wanted("repo") ? repoPolicyPath(options.cwd) : undefined, mustExist: false },
+    { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
+  ];
+  for (const { name, file, mustExist } of candidates) {
+    if (!file || (!mustExist && !existsSync(file))) continue;
+    const chain = readLayerChain(file);
+    problems.push(...chain.problems);
+    for (const part of chain.files) texts.set(part.file, part.text);
+    const own = chain.files[chain.files.length - 1];
+    if (!own) continue;
+    const digest = chainDigest(chain.files.map((part) => part.text));
+    const trusted = name !== "repo" || isTrusted(env, own.file, digest);
+    layers.push({ name, file: own.file, files: chain.files.map((part) => part.file), trusted, digest });
+    for (const part of chain.files) {
+      const schemaProblems = checkLayer(part.data);
+      problems.push(...schemaProblems.map((problem) => ({ ...problem, file: part.file })));
+      if (schemaProblems.length > 0) continue;
+      mergeLayer(merged, trusted ? part.data : untrustedPart(part, own.file, merged.value, warnings), name, part.file);
     }
-    const layer = Bun.YAML.parse(text) as Record<string, unknown>;
-    raw = mergeSimple(raw, layer) as Record<string, unknown>;
-    layers.push({ name: "command-line", file, trusted: true });
   }
-  const parsed = Policy.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      error: new PolicyError(parsed.error.issues.map((issue) => ({ file: file ?? "(embedded default)", path: issue.path.join("."), message: issue.message }))),
-    };
+
+  if (problems.length === 0) {
+    const effective = checkEffective(merged.value);
+    problems.push(...effective.map((problem) => located(problem, merged.origins)));
+    if (effective.length === 0) {
+      problems.push(...checkSemantics(merged.value as Policy).map((problem) => located(problem, merged.origins)));
+    }
   }
-  const digest = createHash("sha256").update(JSON.stringify(parsed.data)).digest("hex").slice(0, 16);
-  return { ok: true, loaded: { policy: parsed.data, digest, layers, warnings: [] } };
+  if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
+
+  const policy = merged.value as Policy;
+  const digest = createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 16);
+  return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd) } };
 }
 
-function mergeSimple(base: unknown, over: unknown): unknown {
-  if (Array.isArray(base) && Array.isArray(over)) return [...over, ...base];
-  if (isMap(base) && isMap(over)) {
-    const out: Record<string, unknown> = { ...base };
-    for (const [key, value] of Object.entries(over)) out[key] = key in base ? mergeSimple(base[key], value) : value;
-    return out;
+function untrustedPart(part: LayerFile, own: string, effective: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+  const { kept, ignored } = stricterOnly(part.data, effective);
+  for (const { path, why } of ignored) {
+    warnings.push(`ignored ${path} in ${part.file}: the repository policy is not trusted and ${why}. If you trust it, run: verdict policy trust ${own}`);
   }
-  return over;
+  return kept;
 }
 
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** A problem in the effective policy, pointed at the layer file that set the value. */
+function located(problem: Omit<Pending, "file"> & { segments: (string | number)[] }, origins: Map<string, Origin>): Pending {
+  const origin = originOf(origins, problem.segments);
+  return { ...problem, file: origin?.file ?? DEFAULT_FILE, segments: origin?.path ?? problem.segments };
+}
+
+/** Adds line and column, lazily loading the `yaml` package (only on this error path). */
+function withPosition(problem: Pending, texts: Map<string, string>): PolicyProblem {
+  const { segments, atKey, syntax, text: ownText, ...rest } = problem;
+  const text = ownText ?? texts.get(problem.file);
+  if (text === undefined) return rest;
+  if (syntax) {
+    const error = yamlSyntaxError(text);
+    return error ? { ...rest, message: `not valid YAML: ${error.message}`, line: error.position?.line, column: error.position?.column } : rest;
+  }
+  const position = positionOf(text, segments ?? [], atKey);
+  return position ? { ...rest, line: position.line, column: position.column } : rest;
 }

@@ -1,0 +1,100 @@
+/**
+ * Merging layers, weakest first, into the effective policy:
+ *   - maps merge by key, at any depth;
+ *   - the lists of rules, turn rules and examples concatenate, the stronger
+ *     layer's entries first (the rule engine tries rules in that order); an
+ *     entry whose `id` an earlier (weaker) entry has is replaced by it;
+ *   - every other value (scalars, and lists such as undo_levels) is replaced
+ *     whole.
+ * Every value remembers which layer set it (its provenance).
+ */
+
+export type Origin = { layer: string; file: string; path: (string | number)[] };
+
+/** Lists that concatenate rather than replace. */
+const CONCATENATED = new Set(["rules", "turn_rules", "examples.commands", "examples.turns"]);
+
+export type Merged = { value: Record<string, unknown>; origins: Map<string, Origin> };
+
+export function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function emptyMerged(): Merged {
+  return { value: {}, origins: new Map() };
+}
+
+/** Layer `over` (from `origin`) merged on top of `into`, which is changed in place. */
+export function mergeLayer(into: Merged, over: Record<string, unknown>, layer: string, file: string): void {
+  mergeMap(into.value, over, [], [], into.origins, layer, file);
+}
+
+function record(origins: Map<string, Origin>, at: (string | number)[], value: unknown, from: (string | number)[], layer: string, file: string) {
+  // Forget what weaker layers set beneath this path: it is replaced whole.
+  const prefix = at.join(".");
+  for (const key of [...origins.keys()]) if (key === prefix || key.startsWith(`${prefix}.`)) origins.delete(key);
+  if (isMap(value)) {
+    for (const [key, child] of Object.entries(value)) record(origins, [...at, key], child, [...from, key], layer, file);
+  } else {
+    origins.set(prefix, { layer, file, path: from });
+  }
+}
+
+function mergeMap(
+  target: Record<string, unknown>,
+  over: Record<string, unknown>,
+  at: string[],
+  from: (string | number)[],
+  origins: Map<string, Origin>,
+  layer: string,
+  file: string,
+) {
+  for (const [key, value] of Object.entries(over)) {
+    if (key === "extends") continue;
+    const path = [...at, key];
+    const dotted = path.join(".");
+    const existing = target[key];
+    if (CONCATENATED.has(dotted) && Array.isArray(value)) {
+      target[key] = concatenate(dotted, existing, value, origins, layer, file, [...from, key]);
+    } else if (isMap(existing) && isMap(value)) {
+      mergeMap(existing, value, path, [...from, key], origins, layer, file);
+    } else {
+      target[key] = structuredClone(value);
+      record(origins, path, value, [...from, key], layer, file);
+    }
+  }
+}
+
+function concatenate(
+  dotted: string,
+  existing: unknown,
+  added: unknown[],
+  origins: Map<string, Origin>,
+  layer: string,
+  file: string,
+  from: (string | number)[],
+): unknown[] {
+  const before = Array.isArray(existing) ? existing : [];
+  const beforeOrigins = before.map((_, index) => origins.get(`${dotted}.${index}`));
+  const ids = new Set(added.map((entry) => (isMap(entry) ? entry.id : undefined)).filter((id) => id !== undefined));
+  const kept = before
+    .map((entry, index) => ({ entry, origin: beforeOrigins[index] }))
+    .filter(({ entry }) => !(isMap(entry) && entry.id !== undefined && ids.has(entry.id)));
+  for (const key of [...origins.keys()]) if (key.startsWith(`${dotted}.`)) origins.delete(key);
+  const result = [...added.map((entry) => structuredClone(entry)), ...kept.map(({ entry }) => entry)];
+  added.forEach((_, index) => origins.set(`${dotted}.${index}`, { layer, file, path: [...from, index] }));
+  kept.forEach(({ origin }, index) => {
+    if (origin) origins.set(`${dotted}.${added.length + index}`, origin);
+  });
+  return result;
+}
+
+/** The origin of a path in the effective policy: its own, or its nearest recorded ancestor's or list entry's. */
+export function originOf(origins: Map<string, Origin>, path: (string | number)[]): Origin | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const key = path.slice(0, length).join(".");
+    const origin = origins.get(key);
+    if (origin) return { ...origin, path: [...origin.path, ...path.slice(length)] };
+  }
+  return undefined;
+}

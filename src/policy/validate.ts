@@ -1,0 +1,141 @@
+/**
+ * Validation with the precompiled ajv validators, and ajv's errors turned
+ * into problems a person can act on: what was expected, what was found, the
+ * nearest valid key for a misspelt one.
+ */
+import { validateLayer, validatePolicy } from "./generated/validators.js";
+import type { PolicyProblem } from "./errors.ts";
+import { nearest } from "./suggest.ts";
+
+/** The part of an ajv error this module reads (verbose mode). */
+type AjvError = {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+  parentSchema?: { description?: string; properties?: Record<string, unknown>; enum?: unknown[]; pattern?: string };
+  schema?: unknown;
+};
+
+type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+/** A problem without its file and position yet: the loader adds those. */
+export type SchemaProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[]; atKey: boolean };
+
+export function checkLayer(data: unknown): SchemaProblem[] {
+  return run(validateLayer as Validator, data);
+}
+
+export function checkEffective(data: unknown): SchemaProblem[] {
+  return run(validatePolicy as Validator, data);
+}
+
+function run(validate: Validator, data: unknown): SchemaProblem[] {
+  if (validate(data)) return [];
+  const errors = validate.errors ?? [];
+  // Unions (a string or a list) report every branch; keep the most specific.
+  const problems = errors.filter((error) => error.keyword !== "anyOf" && error.keyword !== "oneOf").map(describe);
+  return dedupe(problems.length > 0 ? problems : errors.map(describe));
+}
+
+function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.path}\u0000${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function segmentsOf(pointer: string): string[] {
+  return pointer === "" ? [] : pointer.slice(1).split("/").map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function shown(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function describe(error: AjvError): SchemaProblem {
+  const segments: (string | number)[] = segmentsOf(error.instancePath);
+  const description = error.parentSchema?.description;
+  const base = { segments, path: segments.join("."), atKey: false };
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const key = String(error.params.additionalProperty);
+      const allowed = Object.keys(error.parentSchema?.properties ?? {});
+      const suggestion = nearest(key, allowed);
+      return {
+        ...base,
+        segments: [...segments, key],
+        path: [...segments, key].join("."),
+        atKey: true,
+        message: `unknown key ${JSON.stringify(key)}`,
+        expected: allowed.length > 0 ? `one of ${allowed.join(", ")}` : undefined,
+        hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : "remove it, or check the policy schema (verdict policy schema)",
+      };
+    }
+    case "required": {
+      const key = String(error.params.missingProperty);
+      return {
+        ...base,
+        message: `missing key ${JSON.stringify(key)}`,
+        hint: `add ${key}: (see policy/default.yaml for its meaning and an example)`,
+      };
+    }
+    case "type": {
+      const isDuration = /\(ms\|s\|m\|h\|d\)/.test(error.parentSchema?.pattern ?? "");
+      const isMemory = /MB\|GB/.test(error.parentSchema?.pattern ?? "");
+      const unitHint =
+        typeof error.data === "number" && isDuration
+          ? `write it with a unit: ${error.data}ms, or ${error.data / 1000}s`
+          : typeof error.data === "number" && isMemory
+            ? `write it with a unit: ${error.data}MB`
+            : description;
+      return { ...base, message: "wrong type", expected: isDuration ? "a duration with a unit" : isMemory ? "a memory size with a unit" : String(error.params.type), found: shown(error.data), hint: unitHint };
+    }
+    case "enum": {
+      const allowed = (error.params.allowedValues as unknown[]) ?? [];
+      const suggestion = typeof error.data === "string" ? nearest(error.data, allowed.map(String)) : undefined;
+      return {
+        ...base,
+        message: "not one of the allowed values",
+        expected: `one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
+        found: shown(error.data),
+        hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : description,
+      };
+    }
+    case "const":
+      return { ...base, message: "wrong value", expected: JSON.stringify(error.params.allowedValue), found: shown(error.data) };
+    case "pattern":
+      return {
+        ...base,
+        message: "wrong format",
+        expected: description ?? `text matching ${String(error.params.pattern)}`,
+        found: shown(error.data),
+        hint: /duration/i.test(description ?? "") ? "write a number and a unit, such as 1500ms, 2s or 5m" : undefined,
+      };
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return {
+        ...base,
+        message: "out of range",
+        expected: `${error.keyword === "minimum" ? "at least" : error.keyword === "maximum" ? "at most" : error.keyword === "exclusiveMinimum" ? "more than" : "less than"} ${String(error.params.limit)}`,
+        found: shown(error.data),
+        hint: description,
+      };
+    case "minItems":
+    case "maxItems":
+    case "minLength":
+      return { ...base, message: error.message ?? "wrong size", found: shown(error.data), hint: description };
+    default:
+      return { ...base, message: error.message ?? error.keyword, found: shown(error.data) };
+  }
+}

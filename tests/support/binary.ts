@@ -1,0 +1,32 @@
+/** Running the compiled binary in tests, with a throwaway home. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const BINARY = resolve(import.meta.dir, "../../dist/verdict");
+
+export function tempDir(prefix = "verdict-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** An environment with its own HOME and XDG folders, and no model key. */
+export function isolatedEnv(home = tempDir("verdict-home-"), extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(VERDICT_|TYPESAFE_|OPENAI_|XDG_)/.test(key)) env[key] = value;
+  }
+  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".local/state"), XDG_CACHE_HOME: join(home, ".cache"), ...extra };
+}
+
+export type Ran = { code: number; stdout: string; stderr: string };
+
+export function run(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Ran {
+  const result = Bun.spawnSync([BINARY, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? isolatedEnv(),
+    stdin: options.stdin === undefined ? "ignore" : Buffer.from(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}

@@ -1,6 +1,97 @@
-/** verdict hook (placeholder until its issue lands). */
+/**
+ * verdict hook <host>: the payload on stdin, the decision on stdout in the host's vocabulary.
+ *
+ * Fail safe: a deadline (hosts.respond_within, counted from the start) answers on verdict's behalf if
+ * judging has not finished; an exception anywhere answers with the policy's hosts.on_error (commands) or
+ * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
+ * no host mistakes a crash for "no hook ran".
+ */
+import { writeSync } from "node:fs";
+import { DEFAULT_HOSTS, fallbackReply, runHook, type EventKind, type HookOutcome } from "../hosts/hook.ts";
+import { stateDir } from "../hosts/continues.ts";
+import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
+import type { HostsSettings } from "../policy/schema-hosts.ts";
+import { durationMs } from "../policy/units.ts";
+import { USAGE_EXIT, usageError } from "./common.ts";
+
+const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
+
+Reads a hook payload from stdin and prints the decision in the host's vocabulary.
+Registered by verdict install <host>; run verdict doctor to check it.`;
+
+/** Margin kept below the host's timeout for writing the answer and exiting. */
+const EXIT_MARGIN_MS = 250;
+
 export async function main(argv: string[]): Promise<number> {
-  void argv;
-  console.error("verdict: hook is not built yet");
-  return 2;
+  const startedAt = performance.now();
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(HELP);
+    return 0;
+  }
+  const host = argv[0];
+  if (!isHostName(host) || argv.length > 1) return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
+
+  let answered = false;
+  let kind: EventKind = "unknown";
+  let settings: HostsSettings = DEFAULT_HOSTS;
+  const answer = (outcome: HookOutcome): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    try {
+      if (outcome.reply.stdout) writeSync(1, outcome.reply.stdout + "\n");
+    } catch {
+      // the host closed the pipe; nothing more can be said
+    }
+    const note = outcome.error ? `verdict hook ${host}: ${outcome.error}` : process.env.VERDICT_DEBUG ? `verdict hook ${host}: ${outcome.decision}: ${outcome.line}` : "";
+    if (note) {
+      try {
+        writeSync(2, note + "\n");
+      } catch {}
+    }
+  };
+  const deadlineMs = (hosts: HostsSettings): number => {
+    let within = 8000;
+    let timeout = 30000;
+    try {
+      within = durationMs(hosts.respond_within);
+      timeout = durationMs(hosts.hook_timeout);
+    } catch {}
+    return Math.max(0, Math.min(within, timeout - 1000) - EXIT_MARGIN_MS - (performance.now() - startedAt));
+  };
+  const onDeadline = (): void => {
+    answer(fallbackReply(host, kind, `no answer within hosts.respond_within (${settings.respond_within})`, settings));
+    process.exit(0);
+  };
+  let timer = setTimeout(onDeadline, deadlineMs(settings));
+
+  try {
+    const raw = await readStdin();
+    const { loadPolicy } = await import("../policy/index.ts");
+    const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
+    const outcome = await runHook(host, raw, {
+      loadPolicy: (cwd) => loadPolicy({ cwd }),
+      loadDefaultPolicy: () => loadPolicy({ cwd: process.cwd(), env: {} }),
+      judgeCommand: (input, loaded) => judgeCommand(input, loaded),
+      judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
+      startedAt,
+      stateDir: stateDir(),
+      onKind: (k) => (kind = k),
+      onSettings: (hosts) => {
+        settings = hosts;
+        clearTimeout(timer);
+        timer = setTimeout(onDeadline, deadlineMs(hosts));
+      },
+    });
+    answer(outcome);
+  } catch (error) {
+    answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
+  }
+  return answered ? 0 : USAGE_EXIT;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -1,6 +1,46 @@
-/** verdict uninstall (placeholder until its issue lands). */
+/** verdict uninstall <host> [--project] [--dry-run]: removes exactly verdict's own hook entries. */
+import { planUninstall, settingsPath, SettingsError } from "../hosts/settings.ts";
+import { HOST_NAMES, HOST_TITLES } from "../hosts/types.ts";
+import { usageError } from "./common.ts";
+import { parseArgs, readIfExists, writeWithBackup } from "./install.ts";
+
+const HELP = `Usage: verdict uninstall <${HOST_NAMES.join("|")}> [--project] [--dry-run]
+
+Removes verdict's hooks from the host's settings (the same files as verdict install), and nothing else.`;
+
 export async function main(argv: string[]): Promise<number> {
-  void argv;
-  console.error("verdict: uninstall is not built yet");
-  return 2;
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(HELP);
+    return 0;
+  }
+  const args = parseArgs(argv, HELP);
+  if (typeof args === "string") return usageError(args);
+  const file = settingsPath(args.host, args.scope, process.cwd());
+  const text = readIfExists(file);
+  if (text === undefined) {
+    console.log(`${HOST_TITLES[args.host]}: ${file} does not exist; nothing to remove.`);
+    return 0;
+  }
+  let plan;
+  try {
+    plan = planUninstall(args.host, text, file);
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(`verdict: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  if (!plan.changed) {
+    console.log(`${HOST_TITLES[args.host]}: no verdict hook in ${file}; nothing changed.`);
+    return 0;
+  }
+  if (args.dryRun) {
+    console.log(`Would remove ${plan.removed} verdict hook${plan.removed === 1 ? "" : "s"} and write ${file}:\n${plan.text}`);
+    return 0;
+  }
+  const backup = writeWithBackup(file, plan.text);
+  console.log(`${HOST_TITLES[args.host]}: removed ${plan.removed} verdict hook${plan.removed === 1 ? "" : "s"} from ${file} (the old file is kept as ${backup}).`);
+  if (args.host === "codex") console.log("  Codex's trust entries for them in config.toml are left as they are; they no longer match anything.");
+  return 0;
 }

@@ -1,0 +1,45 @@
+/**
+ * How many times in a row verdict has asked a host to continue a session's turn. Each hook is a new
+ * process, so the count lives in a small file per host and session under the state directory. It is reset
+ * whenever the host says it is not already continuing (stop_hook_active false).
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export function stateDir(env: Record<string, string | undefined> = process.env): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "verdict");
+}
+
+function fileFor(dir: string, host: string, sessionId: string): string {
+  const key = createHash("sha256").update(`${host}\0${sessionId}`).digest("hex").slice(0, 32);
+  return join(dir, "continues", `${key}.json`);
+}
+
+export function readContinues(dir: string, host: string, sessionId: string | undefined): number {
+  if (!sessionId) return 0;
+  try {
+    const value = JSON.parse(readFileSync(fileFor(dir, host, sessionId), "utf8"));
+    return Number.isInteger(value?.count) && value.count >= 0 ? value.count : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function writeContinues(dir: string, host: string, sessionId: string | undefined, count: number): void {
+  if (!sessionId) return;
+  const file = fileFor(dir, host, sessionId);
+  try {
+    if (count === 0) {
+      rmSync(file, { force: true });
+      return;
+    }
+    mkdirSync(join(dir, "continues"), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ count, at: new Date().toISOString() }));
+    renameSync(temp, file);
+  } catch {
+    // a count that cannot be kept only weakens the cap, and the host has its own
+  }
+}

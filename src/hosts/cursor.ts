@@ -1,0 +1,54 @@
+/**
+ * Cursor: beforeShellExecution (and the newer generic preToolUse for the Shell tool) and stop. Not
+ * installable headless here, so this follows the documented contract (docs/hosts.md): `permission`
+ * allow|deny|ask with user_message and agent_message; stop cannot block, it can only send a
+ * `followup_message`, bounded by the hook's loop_limit; there is no stop_hook_active, only loop_count.
+ */
+import { obj, requireStr, str, type Adapter, type HookEvent, type Payload } from "./types.ts";
+
+function cwdOf(payload: Payload): string {
+  const roots = payload.workspace_roots;
+  const first = Array.isArray(roots) && typeof roots[0] === "string" ? roots[0] : undefined;
+  return str(payload, "cwd") || first || process.cwd();
+}
+
+export const cursor: Adapter = {
+  name: "cursor",
+  canAsk: true,
+  recognise(payload: Payload): HookEvent {
+    const event = str(payload, "hook_event_name") ?? "";
+    const sessionId = str(payload, "conversation_id");
+    if (event === "beforeShellExecution") {
+      return { kind: "command", event, command: requireStr(payload, "command", "beforeShellExecution"), cwd: cwdOf(payload), sessionId };
+    }
+    if (event === "preToolUse") {
+      const tool = str(payload, "tool_name") ?? "";
+      if (tool !== "Shell") return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+      const command = requireStr(obj(payload, "tool_input") ?? {}, "command", "preToolUse Shell tool_input");
+      return { kind: "command", event, command, cwd: cwdOf(payload), sessionId };
+    }
+    if (event === "stop") {
+      const loopCount = typeof payload.loop_count === "number" ? payload.loop_count : 0;
+      return {
+        kind: "turn-end",
+        event,
+        cwd: cwdOf(payload),
+        sessionId,
+        stopHookActive: loopCount > 0,
+        loopCount,
+        status: str(payload, "status"),
+        final: str(payload, "last_assistant_message"),
+        transcriptPath: str(payload, "transcript_path"),
+      };
+    }
+    return { kind: "other", event: event || "(none)", what: "event" };
+  },
+  command(decision, reason) {
+    if (decision === "pass") return { stdout: "{}", exitCode: 0 };
+    return { stdout: JSON.stringify({ permission: decision, user_message: reason, agent_message: reason }), exitCode: 0 };
+  },
+  turnEnd(continueWith) {
+    if (continueWith === undefined) return { stdout: "{}", exitCode: 0 };
+    return { stdout: JSON.stringify({ followup_message: continueWith }), exitCode: 0 };
+  },
+};

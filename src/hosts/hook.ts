@@ -1,0 +1,203 @@
+/**
+ * The shared flow behind `verdict hook <host>`: read the payload, recognise the event, load the policy,
+ * judge, and answer in the host's vocabulary. Whatever goes wrong, it still answers: a command gets the
+ * policy's hosts.on_error for the host (with the error in the reason), a turn's end gets pass.
+ */
+import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
+import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
+import type { HostsSettings } from "../policy/schema-hosts.ts";
+import { readContinues, writeContinues } from "./continues.ts";
+import { claude } from "./claude.ts";
+import { codex } from "./codex.ts";
+import { cursor } from "./cursor.ts";
+import { gemini } from "./gemini.ts";
+import { transcriptFacts } from "./transcript.ts";
+import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecision, type HookEvent, type HookReply, type HostName, type Payload, type TurnEndEvent } from "./types.ts";
+
+const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
+
+/** The hosts section of the embedded default policy, for when no policy can be loaded at all. */
+export const DEFAULT_HOSTS: HostsSettings = {
+  on_error: { claude: "ask", codex: "deny", gemini: "deny", cursor: "ask" },
+  ask_becomes: { claude: "ask", codex: "deny", gemini: "deny", cursor: "ask" },
+  judge_turn_ends: true,
+  max_continues: 2,
+  respond_within: "8s",
+  hook_timeout: "30s",
+};
+
+export interface HookDeps {
+  loadPolicy(cwd: string): LoadResult;
+  /** the embedded default policy alone, for a broken user policy's on_error */
+  loadDefaultPolicy(): LoadResult;
+  judgeCommand(input: { command: string; cwd: string; host: string; event: string; startedAt: number }, loaded: LoadedPolicy): Promise<CommandJudgment>;
+  judgeTurnEnd(input: { requests: string[]; final: string; host: string; startedAt: number }, loaded: LoadedPolicy): Promise<TurnJudgment>;
+  startedAt: number;
+  stateDir: string;
+  /** called as soon as the hosts settings are known (the CLI re-arms its deadline with them) */
+  onSettings?(hosts: HostsSettings): void;
+  /** called as soon as the kind of event is known (the CLI's deadline answers accordingly) */
+  onKind?(kind: EventKind): void;
+}
+
+export type EventKind = "command" | "turn-end" | "other" | "unknown";
+
+export type HookOutcome = {
+  reply: HookReply;
+  kind: EventKind;
+  event: string;
+  /** what verdict decided, in its own vocabulary, and what the host was told */
+  decision: CommandDecision | "continue" | "stop" | "none";
+  line: string;
+  error?: string;
+  command?: string;
+  judgment?: CommandJudgment | TurnJudgment;
+};
+
+const COMMAND_EVENTS = new Set(["PreToolUse", "BeforeTool", "beforeShellExecution", "preToolUse"]);
+const TURN_END_EVENTS = new Set(["Stop", "AfterAgent", "stop"]);
+
+/** The kind of event in a payload that may not parse. */
+export function sniffKind(raw: string): EventKind {
+  const match = /"hook_event_name"\s*:\s*"([A-Za-z]+)"/.exec(raw);
+  if (match && COMMAND_EVENTS.has(match[1]!)) return "command";
+  if (match && TURN_END_EVENTS.has(match[1]!)) return "turn-end";
+  if (match) return "other";
+  return /"(tool_input|command)"\s*:/.test(raw) ? "command" : "unknown";
+}
+
+function reasonFor(line: string): string {
+  return `verdict: ${line}`;
+}
+
+/** The reply when verdict cannot judge: on_error for a command, pass for anything else. */
+export function fallbackReply(host: HostName, kind: EventKind, error: string, hosts: HostsSettings = DEFAULT_HOSTS): HookOutcome {
+  const adapter = ADAPTERS[host];
+  if (kind !== "command") {
+    const reply = kind === "turn-end" ? adapter.turnEnd(undefined) : NO_OPINION;
+    return { reply, kind, event: "", decision: kind === "turn-end" ? "stop" : "none", line: `verdict could not judge this: ${error}`, error };
+  }
+  const decision = hosts.on_error[host] as CommandDecision;
+  const what = decision === "deny" ? "refused" : decision === "ask" ? "put to you" : "left to the usual permission check";
+  const line = `verdict could not judge this command, so it is ${what} (hosts.on_error.${host}: ${decision}): ${error}`;
+  return { reply: adapter.command(decision, line), kind, event: "", decision, line, error };
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message.split("\n").slice(0, 6).join("; ");
+  return String(error);
+}
+
+export async function runHook(host: HostName, raw: string, deps: HookDeps): Promise<HookOutcome> {
+  const adapter = ADAPTERS[host];
+  let kind: EventKind = sniffKind(raw);
+  deps.onKind?.(kind);
+  let payload: Payload;
+  try {
+    const parsed = JSON.parse(raw);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new PayloadError("the payload is not a JSON object");
+    payload = parsed as Payload;
+  } catch (error) {
+    return fallbackReply(host, kind, `malformed ${HOST_TITLES[host]} payload: ${errorText(error)}`);
+  }
+  let event: HookEvent;
+  try {
+    event = adapter.recognise(payload);
+  } catch (error) {
+    return fallbackReply(host, kind, `unusable ${HOST_TITLES[host]} payload: ${errorText(error)}`);
+  }
+  kind = event.kind;
+  deps.onKind?.(kind);
+  if (event.kind === "other") {
+    return { reply: NO_OPINION, kind, event: event.event, decision: "none", line: `no opinion on ${event.what} (${event.event})` };
+  }
+
+  let loaded: LoadedPolicy;
+  const result = safe(() => deps.loadPolicy(event.cwd));
+  if (!result.ok) {
+    const fallback = safe(() => deps.loadDefaultPolicy());
+    const hosts = fallback.ok ? fallback.loaded.policy.hosts : DEFAULT_HOSTS;
+    deps.onSettings?.(hosts);
+    const message = "error" in result ? errorText(result.error) : "unknown error";
+    return { ...fallbackReply(host, kind, `the policy cannot be used: ${message}`, hosts), event: event.event, command: event.kind === "command" ? event.command : undefined };
+  }
+  loaded = result.loaded;
+  const hosts = loaded.policy.hosts;
+  deps.onSettings?.(hosts);
+
+  if (event.kind === "command") {
+    try {
+      const judgment = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      return { ...commandReply(adapter, hosts, judgment), kind, event: event.event, command: event.command, judgment };
+    } catch (error) {
+      return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command: event.command };
+    }
+  }
+  try {
+    return { ...(await turnEnd(adapter, hosts, event, loaded, deps)), kind, event: event.event };
+  } catch (error) {
+    return { ...fallbackReply(host, kind, `judging the turn's end failed: ${errorText(error)}`, hosts), event: event.event };
+  }
+}
+
+function safe(load: () => LoadResult): LoadResult | { ok: false; error: unknown } {
+  try {
+    return load();
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** A command verdict in the host's vocabulary; `ask` becomes what hosts.ask_becomes says for the host. */
+export function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
+  const verdict = judgment.verdict as CommandDecision;
+  let decision: CommandDecision = verdict;
+  let line = judgment.line;
+  if (verdict === "ask") {
+    decision = hosts.ask_becomes[adapter.name] as CommandDecision;
+    if (decision === "ask" && !adapter.canAsk) decision = "deny";
+    if (decision === "deny") {
+      line = `${line}. This needs a person's approval, and ${HOST_TITLES[adapter.name]} cannot ask for it here, so it is refused: ask the developer to run it or to allow it (verdict approvals)`;
+    }
+  }
+  return { reply: adapter.command(decision, reasonFor(line)), decision, line };
+}
+
+function hasRunningBackgroundWork(event: TurnEndEvent): boolean {
+  return (event.backgroundTasks ?? []).some((task) => {
+    const status = (task as { status?: unknown })?.status;
+    return typeof status === "string" && /running|pending|in_progress|started/i.test(status);
+  });
+}
+
+async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEvent, loaded: LoadedPolicy, deps: HookDeps): Promise<Omit<HookOutcome, "kind" | "event">> {
+  const stop = (line: string, judgment?: TurnJudgment): Omit<HookOutcome, "kind" | "event"> => ({ reply: adapter.turnEnd(undefined), decision: "stop", line, judgment });
+  if (!hosts.judge_turn_ends) return stop("turn ends are not judged (hosts.judge_turn_ends: false)");
+  if (event.status !== undefined && event.status !== "completed") return stop(`the turn ended ${event.status}, not completed; not judged`);
+  if (hasRunningBackgroundWork(event)) return stop("background work is still running; the turn's end is not judged");
+
+  // In a row: the host's own count where it gives one (Cursor), else ours, reset when the host is not
+  // already continuing because of a turn-end hook.
+  const count = event.loopCount ?? (event.stopHookActive ? readContinues(deps.stateDir, adapter.name, event.sessionId) : 0);
+  if (event.loopCount === undefined && !event.stopHookActive) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
+  if (count >= hosts.max_continues) {
+    return stop(`already continued ${count} time${count === 1 ? "" : "s"} in a row; the policy allows at most ${hosts.max_continues} (hosts.max_continues)`);
+  }
+  if (event.stopHookActive && event.loopCount === undefined && !event.sessionId) {
+    return stop("the host is already continuing and gives no session id to count continues by");
+  }
+
+  const facts = transcriptFacts(adapter.name, event.transcriptPath);
+  const requests = event.prompt !== undefined ? [event.prompt] : facts.requests;
+  const final = event.final ?? facts.final;
+  if (final === undefined || final.trim() === "") return stop("no final message to judge");
+
+  const judgment = await deps.judgeTurnEnd({ requests, final, host: adapter.name, startedAt: deps.startedAt }, loaded);
+  if (judgment.verdict !== "deny") {
+    if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
+    return stop(judgment.line, judgment);
+  }
+  if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, count + 1);
+  const reason = `${reasonFor(judgment.line)}. Continue with what was asked, or say plainly what stops you.`;
+  return { reply: adapter.turnEnd(reason), decision: "continue", line: judgment.line, judgment };
+}

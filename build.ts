@@ -11,8 +11,9 @@
  * package, fetched once through npm into .cache/bun-runtimes.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { policyDigest } from "./src/policy/digest.ts";
 import { generateArtifacts } from "./src/policy/generate.ts";
 
 const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = {
@@ -57,6 +58,7 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
     "build", "--compile", "--minify", "--bytecode", "--format=esm", "--sourcemap",
     `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
     `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
+    `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,
     "--outfile", outfile,
   ];
   if (target) args.push(`--target=${target.bun}`, `--compile-executable-path=${runtimeFor(target.pkg)}`);

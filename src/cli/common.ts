@@ -1,23 +1,28 @@
 /** What every command shares: exit codes, the version line, option parsing helpers. */
-import { createHash } from "node:crypto";
-import { DEFAULT_POLICY_TEXT } from "../policy/load.ts";
 
 /** Exit status for a usage error or a policy that cannot be used. */
 export const USAGE_EXIT = 2;
 
 declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
+declare const VERDICT_POLICY_DIGEST: string | undefined;
 
 export const VERSION = typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "0.0.0-dev";
 export const COMMIT = typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "unknown";
 
-/** The digest of the embedded default policy's text, as shipped. */
-export function embeddedPolicyDigest(): string {
-  return createHash("sha256").update(DEFAULT_POLICY_TEXT).digest("hex").slice(0, 16);
+/**
+ * The digest of the embedded default policy, as judgments under it record
+ * it. build.ts computes it, so printing the version loads no policy code;
+ * outside a build it is computed here.
+ */
+export async function embeddedPolicyDigest(): Promise<string> {
+  if (typeof VERDICT_POLICY_DIGEST === "string") return VERDICT_POLICY_DIGEST;
+  const [{ DEFAULT_POLICY_TEXT }, { policyDigest }] = await Promise.all([import("../policy/load.ts"), import("../policy/digest.ts")]);
+  return policyDigest(Bun.YAML.parse(DEFAULT_POLICY_TEXT));
 }
 
-export function printVersion(): void {
-  console.log(`verdict ${VERSION} (commit ${COMMIT}; embedded policy ${embeddedPolicyDigest()})`);
+export async function printVersion(): Promise<void> {
+  console.log(`verdict ${VERSION} (commit ${COMMIT}; embedded policy ${await embeddedPolicyDigest()})`);
 }
 
 /** A usage error: the message on stderr and exit status 2. */

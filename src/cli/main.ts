@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? USAGE_EXIT : 0;
   }
   if (name === "--version" || name === "-V" || name === "version") {
-    printVersion();
+    await printVersion();
     return 0;
   }
   const command = COMMANDS[name];

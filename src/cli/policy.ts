@@ -77,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function load(file: string | undefined, cwd: string, alone = false): LoadedPolicy | undefined {
-  const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined });
+  const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined, origins: true });
   if (!result.ok) {
     console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
     return undefined;
@@ -98,7 +98,7 @@ function show(flags: Flags, cwd: string): number {
   const loaded = load(flags.policy, cwd);
   if (!loaded) return USAGE_EXIT;
   if (flags.json) {
-    const origins = Object.fromEntries([...loaded.origins].map(([path, origin]) => [path, `${origin.layer}: ${origin.file}`]));
+    const origins = Object.fromEntries([...(loaded.origins ?? [])].map(([path, origin]) => [path, `${origin.layer}: ${origin.file}`]));
     console.log(JSON.stringify({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, null, 2));
     return 0;
   }
@@ -106,8 +106,8 @@ function show(flags: Flags, cwd: string): number {
   for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
   if (!flags.effective) return 0;
   console.log("");
-  const width = Math.min(60, Math.max(...[...loaded.origins.keys()].map((key) => key.length)));
-  for (const [path, origin] of [...loaded.origins].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))) {
+  const width = Math.min(60, Math.max(...[...(loaded.origins ?? new Map()).keys()].map((key) => key.length)));
+  for (const [path, origin] of [...(loaded.origins ?? [])].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))) {
     console.log(`${path.padEnd(width)}  ${JSON.stringify(valueAt(loaded.policy, path)).slice(0, 80)}  [${origin.layer}]`);
   }
   return 0;

@@ -5,17 +5,17 @@
  * reported all at once with file, line and column. A policy that fails to
  * load never falls back to something else.
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
 import { PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
 import { positionOf, yamlSyntaxError } from "./positions.ts";
+import { policyDigest } from "./digest.ts";
 import type { Policy } from "./schema.ts";
 import { checkSemantics } from "./semantics.ts";
 import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
-import { checkEffective, checkLayer } from "./validate.ts";
+import { checkComplete, checkLayer } from "./validate.ts";
 
 export const DEFAULT_POLICY_TEXT: string = defaultText;
 export const DEFAULT_FILE = "(embedded default)";
@@ -27,6 +27,8 @@ export type LoadOptions = {
   env?: Env;
   /** Skip the user's and the repository's layers (tests, `policy check FILE`). */
   only?: LayerName[];
+  /** Record which layer set each value (for `policy show --effective`); errors always get it. */
+  origins?: boolean;
 };
 
 export type LayerSource = {
@@ -46,8 +48,8 @@ export type LoadedPolicy = {
   layers: LayerSource[];
   /** Parts of untrusted layers that were ignored, as sentences. */
   warnings: string[];
-  /** Which layer and file set each value. */
-  origins: Map<string, Origin>;
+  /** Which layer and file set each value, when asked for. */
+  origins?: Map<string, Origin>;
   repositoryRoot?: string;
 };
 
@@ -56,11 +58,17 @@ export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error
 type Pending = PolicyProblem & { segments?: (string | number)[]; atKey?: boolean; syntax?: boolean; text?: string };
 
 export function loadPolicy(options: LoadOptions): LoadResult {
+  const result = loadOnce(options, options.origins === true);
+  // Errors point into files, which needs origins: load again, tracking them.
+  return result.ok || options.origins ? result : loadOnce(options, true);
+}
+
+function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   const env = options.env ?? process.env;
   const wanted = (name: LayerName) => !options.only || options.only.includes(name);
   const problems: Pending[] = [];
   const texts = new Map<string, string>([[DEFAULT_FILE, defaultText]]);
-  const merged = emptyMerged();
+  const merged = emptyMerged(trackOrigins);
   const layers: LayerSource[] = [];
   const warnings: string[] = [];
 
@@ -91,8 +99,10 @@ export function loadPolicy(options: LoadOptions): LoadResult {
     }
   }
 
-  if (problems.length === 0) {
-    const effective = checkEffective(merged.value);
+  // The embedded default alone was checked when verdict was built (tests/policy), so only
+  // a policy with layers on top pays for checking the merge.
+  if (problems.length === 0 && layers.length > 1) {
+    const effective = checkComplete(merged.value, Bun.YAML.parse(defaultText) as Record<string, unknown>);
     problems.push(...effective.map((problem) => located(problem, merged.origins)));
     if (effective.length === 0) {
       problems.push(...checkSemantics(merged.value as Policy).map((problem) => located(problem, merged.origins)));
@@ -101,7 +111,7 @@ export function loadPolicy(options: LoadOptions): LoadResult {
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;
-  const digest = createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 16);
+  const digest = policyDigest(policy);
   return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd) } };
 }
 
@@ -114,8 +124,8 @@ function untrustedPart(part: LayerFile, own: string, effective: Record<string, u
 }
 
 /** A problem in the effective policy, pointed at the layer file that set the value. */
-function located(problem: Omit<Pending, "file"> & { segments: (string | number)[] }, origins: Map<string, Origin>): Pending {
-  const origin = originOf(origins, problem.segments);
+function located(problem: Omit<Pending, "file"> & { segments: (string | number)[] }, origins: Map<string, Origin> | undefined): Pending {
+  const origin = origins && originOf(origins, problem.segments);
   return { ...problem, file: origin?.file ?? DEFAULT_FILE, segments: origin?.path ?? problem.segments };
 }
 

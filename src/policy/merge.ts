@@ -14,14 +14,15 @@ export type Origin = { layer: string; file: string; path: (string | number)[] };
 /** Lists that concatenate rather than replace. */
 const CONCATENATED = new Set(["rules", "turn_rules", "examples.commands", "examples.turns"]);
 
-export type Merged = { value: Record<string, unknown>; origins: Map<string, Origin> };
+/** `origins` is undefined when not tracked: tracking costs about a millisecond, which a hook does not spend. */
+export type Merged = { value: Record<string, unknown>; origins?: Map<string, Origin> };
 
 export function isMap(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function emptyMerged(): Merged {
-  return { value: {}, origins: new Map() };
+export function emptyMerged(trackOrigins = true): Merged {
+  return { value: {}, origins: trackOrigins ? new Map() : undefined };
 }
 
 /** Layer `over` (from `origin`) merged on top of `into`, which is changed in place. */
@@ -29,12 +30,21 @@ export function mergeLayer(into: Merged, over: Record<string, unknown>, layer: s
   mergeMap(into.value, over, [], [], into.origins, layer, file);
 }
 
-function record(origins: Map<string, Origin>, at: (string | number)[], value: unknown, from: (string | number)[], layer: string, file: string) {
-  // Forget what weaker layers set beneath this path: it is replaced whole.
+function record(
+  origins: Map<string, Origin> | undefined,
+  at: (string | number)[],
+  value: unknown,
+  from: (string | number)[],
+  layer: string,
+  file: string,
+  replaced: boolean,
+) {
+  if (!origins) return;
   const prefix = at.join(".");
-  for (const key of [...origins.keys()]) if (key === prefix || key.startsWith(`${prefix}.`)) origins.delete(key);
+  // Forget what weaker layers set beneath this path: it is replaced whole.
+  if (replaced) for (const key of [...origins.keys()]) if (key === prefix || key.startsWith(`${prefix}.`)) origins.delete(key);
   if (isMap(value)) {
-    for (const [key, child] of Object.entries(value)) record(origins, [...at, key], child, [...from, key], layer, file);
+    for (const [key, child] of Object.entries(value)) record(origins, [...at, key], child, [...from, key], layer, file, false);
   } else {
     origins.set(prefix, { layer, file, path: from });
   }
@@ -45,7 +55,7 @@ function mergeMap(
   over: Record<string, unknown>,
   at: string[],
   from: (string | number)[],
-  origins: Map<string, Origin>,
+  origins: Map<string, Origin> | undefined,
   layer: string,
   file: string,
 ) {
@@ -59,8 +69,9 @@ function mergeMap(
     } else if (isMap(existing) && isMap(value)) {
       mergeMap(existing, value, path, [...from, key], origins, layer, file);
     } else {
-      target[key] = structuredClone(value);
-      record(origins, path, value, [...from, key], layer, file);
+      // Layers are parsed afresh on every load, so their values can be taken as they are.
+      target[key] = value;
+      record(origins, path, value, [...from, key], layer, file, existing !== undefined);
     }
   }
 }
@@ -69,19 +80,20 @@ function concatenate(
   dotted: string,
   existing: unknown,
   added: unknown[],
-  origins: Map<string, Origin>,
+  origins: Map<string, Origin> | undefined,
   layer: string,
   file: string,
   from: (string | number)[],
 ): unknown[] {
   const before = Array.isArray(existing) ? existing : [];
-  const beforeOrigins = before.map((_, index) => origins.get(`${dotted}.${index}`));
+  const beforeOrigins = before.map((_, index) => origins?.get(`${dotted}.${index}`));
   const ids = new Set(added.map((entry) => (isMap(entry) ? entry.id : undefined)).filter((id) => id !== undefined));
   const kept = before
     .map((entry, index) => ({ entry, origin: beforeOrigins[index] }))
     .filter(({ entry }) => !(isMap(entry) && entry.id !== undefined && ids.has(entry.id)));
+  const result = [...added, ...kept.map(({ entry }) => entry)];
+  if (!origins) return result;
   for (const key of [...origins.keys()]) if (key.startsWith(`${dotted}.`)) origins.delete(key);
-  const result = [...added.map((entry) => structuredClone(entry)), ...kept.map(({ entry }) => entry)];
   added.forEach((_, index) => origins.set(`${dotted}.${index}`, { layer, file, path: [...from, index] }));
   kept.forEach(({ origin }, index) => {
     if (origin) origins.set(`${dotted}.${added.length + index}`, origin);

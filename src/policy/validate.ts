@@ -3,20 +3,38 @@
  * into problems a person can act on: what was expected, what was found, the
  * nearest valid key for a misspelt one.
  */
-import { validateLayer, validatePolicy } from "./generated/validators.js";
+import schemaText from "../../policy/schema.json" with { type: "text" };
+import { validateLayer } from "./generated/validators.js";
 import type { PolicyProblem } from "./errors.ts";
 import { nearest } from "./suggest.ts";
 
-/** The part of an ajv error this module reads (verbose mode). */
+/** The part of an ajv error this module reads. */
 type AjvError = {
   instancePath: string;
+  schemaPath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
-  data?: unknown;
-  parentSchema?: { description?: string; properties?: Record<string, unknown>; enum?: unknown[]; pattern?: string };
-  schema?: unknown;
 };
+
+type SchemaNode = { description?: string; properties?: Record<string, unknown>; pattern?: string };
+
+/** The error with the schema node it came from and the value it was about, found only on this error path. */
+type Explained = AjvError & { parentSchema?: SchemaNode; data?: unknown };
+
+let schema: unknown;
+function schemaAt(pointer: string): SchemaNode | undefined {
+  schema ??= JSON.parse(schemaText);
+  let node: unknown = schema;
+  for (const part of segmentsOf(pointer.replace(/^#/, ""))) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
+  return node && typeof node === "object" ? (node as SchemaNode) : undefined;
+}
+
+function dataAt(root: unknown, segments: string[]): unknown {
+  let node = root;
+  for (const part of segments) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
+}
 
 type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
@@ -24,16 +42,13 @@ type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 export type SchemaProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[]; atKey: boolean };
 
 export function checkLayer(data: unknown): SchemaProblem[] {
-  return run(validateLayer as Validator, data);
-}
-
-export function checkEffective(data: unknown): SchemaProblem[] {
-  return run(validatePolicy as Validator, data);
-}
-
-function run(validate: Validator, data: unknown): SchemaProblem[] {
+  const validate = validateLayer as Validator;
   if (validate(data)) return [];
-  const errors = validate.errors ?? [];
+  const errors = (validate.errors ?? []).map((error): Explained => ({
+    ...error,
+    parentSchema: schemaAt(error.schemaPath.split("/").slice(0, -1).join("/")),
+    data: dataAt(data, segmentsOf(error.instancePath)),
+  }));
   // Unions (a string or a list) report every branch; keep the most specific.
   const problems = errors.filter((error) => error.keyword !== "anyOf" && error.keyword !== "oneOf").map(describe);
   return dedupe(problems.length > 0 ? problems : errors.map(describe));
@@ -61,7 +76,7 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function describe(error: AjvError): SchemaProblem {
+function describe(error: Explained): SchemaProblem {
   const segments: (string | number)[] = segmentsOf(error.instancePath);
   const description = error.parentSchema?.description;
   const base = { segments, path: segments.join("."), atKey: false };
@@ -138,4 +153,31 @@ function describe(error: AjvError): SchemaProblem {
     default:
       return { ...base, message: error.message ?? error.keyword, found: shown(error.data) };
   }
+}
+
+/**
+ * Entries that a layer added to a map of definitions (a new act or ending)
+ * must be complete: each has every key the embedded default's entries have.
+ * Everything else in the effective policy comes whole from a validated layer.
+ */
+export function checkComplete(effective: Record<string, unknown>, defaults: Record<string, unknown>): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  for (const section of ["acts", "endings"]) {
+    const template = Object.values((defaults[section] ?? {}) as Record<string, Record<string, unknown>>)[0];
+    if (!template) continue;
+    for (const [name, entry] of Object.entries((effective[section] ?? {}) as Record<string, Record<string, unknown>>)) {
+      for (const key of Object.keys(template)) {
+        if (entry[key] === undefined) {
+          problems.push({
+            segments: [section, name],
+            path: `${section}.${name}`,
+            atKey: false,
+            message: `missing key ${JSON.stringify(key)}`,
+            hint: `add ${key}: (see the other ${section} in policy/default.yaml)`,
+          });
+        }
+      }
+    }
+  }
+  return problems;
 }

@@ -99,10 +99,11 @@ describe("layers", () => {
     mkdirSync(join(w.env.XDG_CONFIG_HOME, "verdict"), { recursive: true });
     writeFileSync(join(w.env.XDG_CONFIG_HOME, "verdict", "policy.yaml"), "judge:\n  thresholds:\n    ask_at_undo: 1.5\n    allow_at_ordinary: 0.95\n");
     const file = w.write("cli.yaml", "judge:\n  answer_within: 900ms\n");
-    const result = loadPolicy({ cwd: join(w.repo, "src", "deep"), file, env: w.env });
+    const result = loadPolicy({ cwd: join(w.repo, "src", "deep"), file, env: w.env, origins: true });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    const { policy, layers, origins } = result.loaded;
+    const { policy, layers } = result.loaded;
+    const origins = result.loaded.origins!;
     expect(layers.map((layer) => layer.name)).toEqual(["default", "user", "repo", "command-line"]);
     expect(policy.judge.thresholds.ask_at_undo).toBe(1.4);
     expect(policy.judge.thresholds.allow_at_ordinary).toBe(0.95);

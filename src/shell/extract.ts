@@ -1,0 +1,365 @@
+// Walks the syntax tree and lists every command that would execute, in the
+// order the shell would start them: substitutions before the command that
+// uses their output, wrappers unwrapped, code handed to a shell (`bash -c`,
+// eval, ssh, a here-document or a literal piped into `sh`) parsed and walked
+// as the code it is. Text that is only data (quoted strings, quoted
+// here-documents written to files) stays an argument.
+
+import type { Command, List, Redir, Word } from "./ast.ts";
+import { parseScript } from "./parser.ts";
+import { type Budget, COMMAND_LIMIT, ParseError, Source } from "./source.ts";
+import { collectSubstitutions, isDynamic, type Positional, type Substitution, wordText } from "./text.ts";
+import type { ExecutedCommand, Redirect } from "./types.ts";
+import { type CwdChange, SHELLS, unwrapStep } from "./wrappers.ts";
+
+/** Thrown by the walker for lines that parse but cannot be judged (empty command name, code nested too deep). */
+export class WalkError extends Error {}
+
+type Scope = { cwd: string | undefined };
+
+type Ctx = {
+  via: readonly string[];
+  scope: Scope;
+  /** Environment inherited from a wrapper around re-parsed code (`sudo FOO=1 bash -c ...`). */
+  env: Readonly<Record<string, string>>;
+  /** Redirections of an enclosing compound command or code wrapper; they apply to every command inside. */
+  redirs: readonly Redirect[];
+  positional: Positional;
+  codeDepth: number;
+};
+
+/** How many times one function's body is walked for its calls; enough to see different arguments, bounded against call trees that double at each level. */
+const CALLS_PER_FUNCTION = 8;
+
+export class Walker {
+  readonly out: ExecutedCommand[] = [];
+  readonly assignments: Record<string, string> = {};
+  private readonly funcs = new Map<string, { body: Command; ctx: Ctx; walks: number }>();
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly maxDepth: number,
+    private readonly budget: Budget,
+  ) {}
+
+  walkTop(list: List, cwd: string | undefined): void {
+    const ctx: Ctx = { via: [], scope: { cwd }, env: {}, redirs: [], positional: undefined, codeDepth: 0 };
+    this.list(list, ctx);
+    // A function defined but never called still counts: its body is code the line carries.
+    for (const [name, f] of this.funcs) {
+      if (f.walks === 0) this.callFunction(name, f.ctx, undefined);
+    }
+  }
+
+  private list(list: List, ctx: Ctx): void {
+    for (const ao of list.items) {
+      for (const p of ao.pipes) {
+        const c = p.timed ? { ...ctx, via: [...ctx.via, "time"] } : ctx;
+        if (p.cmds.length === 1) {
+          this.command(p.cmds[0] as Command, c, undefined);
+          continue;
+        }
+        // Every element of a pipeline runs in a subshell: a `cd` there does not move what follows.
+        let prev: Command | undefined;
+        for (const cmd of p.cmds) {
+          const stdin = prev?.k === "simple" ? this.literalOutput(prev, c) : undefined;
+          this.command(cmd, { ...c, scope: { ...c.scope } }, stdin);
+          prev = cmd;
+        }
+      }
+    }
+  }
+
+  private command(cmd: Command, ctx: Ctx, stdin: string | undefined): void {
+    if (cmd.k === "simple") return this.simple(cmd, ctx, stdin);
+    if (cmd.k === "func") {
+      this.funcs.set(cmd.name, { body: cmd.body, ctx, walks: 0 });
+      return;
+    }
+    const redirs = this.redirects(cmd.redirs, ctx);
+    const inner: Ctx = redirs.length === 0 ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs] };
+    switch (cmd.k) {
+      case "subshell":
+        return this.list(cmd.body, { ...inner, scope: { ...ctx.scope } });
+      case "group":
+        return this.list(cmd.body, inner);
+      case "if":
+        for (const l of cmd.parts) this.list(l, inner);
+        return;
+      case "loop":
+        this.list(cmd.cond, inner);
+        return this.list(cmd.body, inner);
+      case "for":
+        this.substitutions(collectSubstitutions(cmd.arith, []), ctx);
+        for (const w of cmd.items) this.substitutions(collectSubstitutions(w.parts, []), ctx);
+        return this.list(cmd.body, inner);
+      case "case":
+        this.substitutions(collectSubstitutions(cmd.word.parts, []), ctx);
+        for (const item of cmd.items) {
+          for (const w of item.patterns) this.substitutions(collectSubstitutions(w.parts, []), ctx);
+          this.list(item.body, inner);
+        }
+        return;
+      case "eval": {
+        const subs = collectSubstitutions(cmd.arith, []);
+        for (const w of cmd.words) collectSubstitutions(w.parts, subs);
+        return this.substitutions(subs, ctx);
+      }
+    }
+  }
+
+  /** Converts redirections and walks the substitutions in their targets and unquoted here-document bodies. */
+  private redirects(redirs: readonly Redir[], ctx: Ctx, skipHeredocCode = false): Redirect[] {
+    const out: Redirect[] = [];
+    for (const r of redirs) {
+      const subs = collectSubstitutions(r.target.parts, []);
+      if (r.heredoc !== undefined && !skipHeredocCode) collectSubstitutions(r.heredoc.parts, subs);
+      this.substitutions(subs, ctx);
+      const target = r.heredoc !== undefined ? r.heredoc.body : wordText(r.target, ctx.positional);
+      out.push(r.fd === undefined ? { op: r.op, target } : { op: r.op, fd: r.fd, target });
+    }
+    return out;
+  }
+
+  private substitutions(subs: readonly Substitution[], ctx: Ctx): void {
+    for (const s of subs) {
+      // A substitution's output is captured, so outer redirections do not apply inside it.
+      this.list(s.body, { ...ctx, via: [...ctx.via, s.label], scope: { ...ctx.scope }, redirs: [] });
+    }
+  }
+
+  private simple(cmd: Command & { k: "simple" }, ctx: Ctx, pipeStdin: string | undefined): void {
+    const pos = ctx.positional;
+    const words = cmd.words;
+    const argv = words.map((w) => wordText(w, pos));
+    const env: Record<string, string> = { ...ctx.env };
+    for (const a of cmd.assigns) env[a.name] = wordText(a.value, pos);
+    const heredoc = [...cmd.redirs].reverse().find((r) => r.heredoc !== undefined || r.op === "<<<");
+    const stdinScript = heredoc === undefined ? undefined : heredoc.heredoc?.body ?? `${wordText(heredoc.target, pos)}\n`;
+
+    if (words.length === 0) {
+      for (const a of cmd.assigns) this.substitutions(collectSubstitutions(a.value.parts, []), ctx);
+      const redirs = this.redirects(cmd.redirs, ctx);
+      if (cmd.redirs.length > 0) {
+        // `> file` alone is `: > file`: it truncates or creates the file, so it is reported.
+        this.emit({ program: ":", name: ":", argv: [":"], env, redirects: [...ctx.redirs, ...redirs], via: [...ctx.via], dynamic: false, cwd: ctx.scope.cwd });
+      } else {
+        for (const a of cmd.assigns) this.assignments[a.name] = wordText(a.value, pos);
+      }
+      return;
+    }
+
+    const first = words[0] as Word;
+    if (!isDynamic(first, pos) && argv[0] === "") throw new WalkError(`empty command name at offset ${first.start}`);
+
+    // A call of a function defined earlier in the line runs its body.
+    const fn = this.funcs.get(argv[0] as string);
+    if (fn !== undefined && !isDynamic(first, pos)) {
+      for (const w of words) this.substitutions(collectSubstitutions(w.parts, []), ctx);
+      const redirs = this.redirects(cmd.redirs, ctx);
+      this.callFunction(argv[0] as string, { ...ctx, redirs: [...ctx.redirs, ...redirs] }, argv.slice(1));
+      return;
+    }
+
+    const plan = this.plan(words, argv, ctx, stdinScript, pipeStdin);
+    for (let k = 0; k < words.length; k++) {
+      if (!plan.consumed.has(k)) this.substitutions(collectSubstitutions((words[k] as Word).parts, []), ctx);
+    }
+    for (const a of cmd.assigns) this.substitutions(collectSubstitutions(a.value.parts, []), ctx);
+    const own = this.redirects(cmd.redirs, ctx, plan.heredocIsCode);
+    const redirects = [...ctx.redirs, ...own];
+
+    for (const action of plan.actions) {
+      const actionEnv = { ...env, ...action.env };
+      const cwd = action.cwd === undefined ? ctx.scope.cwd : resolveDir(ctx.scope.cwd, action.cwd.dir);
+      if (action.k === "code") {
+        this.code(action.code, action.label, {
+          ...ctx,
+          via: action.via,
+          env: actionEnv,
+          redirs: redirects,
+          scope: { cwd },
+          positional: action.positional,
+        });
+        continue;
+      }
+      const w = words[action.start] as Word;
+      const program = argv[action.start] as string;
+      const dynamic = isDynamic(w, pos);
+      const command: ExecutedCommand = {
+        program,
+        name: dynamic ? program : basename(program),
+        argv: argv.slice(action.start, action.end),
+        env: actionEnv,
+        redirects: action.k === "find-child" ? [] : redirects,
+        via: action.via,
+        dynamic,
+        cwd: action.k === "find-child" && action.ownDir ? undefined : cwd,
+      };
+      if (stdinScript !== undefined && action.k !== "find-child") command.stdinScript = stdinScript;
+      this.emit(command);
+      if (action.via.length === ctx.via.length && !dynamic) this.changeDirectory(command, words.slice(action.start), ctx);
+    }
+  }
+
+  /** Decides what runs for one simple command: the chain of wrappers, code to re-parse, find's children. */
+  private plan(words: readonly Word[], argv: readonly string[], ctx: Ctx, stdinScript: string | undefined, pipeStdin: string | undefined) {
+    type Action =
+      | { k: "run" | "find-child"; start: number; end: number; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
+      | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: string[] };
+    const actions: Action[] = [];
+    const consumed = new Set<number>();
+    let heredocIsCode = false;
+    const visit = (start: number, end: number, via: string[], env: Record<string, string>, cwd: CwdChange | undefined, child: { ownDir: boolean } | undefined): void => {
+      let i = start;
+      // After xargs the command gets more arguments than written, so `$1` of a `sh -c` script is unknown.
+      let openEnded = false;
+      for (;;) {
+        if (via.length - ctx.via.length > 64) throw new WalkError("more than 64 nested wrappers");
+        const w = words[i] as Word;
+        const step = isDynamic(w, ctx.positional) ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
+        if (step.k === "wrap") {
+          via = [...via, step.label];
+          env = { ...env, ...step.env };
+          if (step.cwd !== undefined) cwd = step.cwd;
+          if (step.label === "xargs") openEnded = true;
+          i = step.next;
+          continue;
+        }
+        if (step.k === "code") {
+          for (const k of step.consumed) consumed.add(k);
+          actions.push({ k: "code", code: step.code, label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional });
+          return;
+        }
+        if (step.k === "stdin-shell") {
+          const name = basename(argv[i] as string);
+          if (stdinScript !== undefined) {
+            heredocIsCode = true;
+            actions.push({ k: "code", code: stdinScript, label: "heredoc->sh", via: [...via, "heredoc->sh"], env, cwd });
+            return;
+          }
+          if (pipeStdin !== undefined && SHELLS.has(name)) {
+            actions.push({ k: "code", code: pipeStdin, label: "pipe->sh", via: [...via, "pipe->sh"], env, cwd });
+            return;
+          }
+        }
+        const base = { start: i, end, via, env, cwd };
+        actions.push(child === undefined ? { k: "run", ...base } : { k: "find-child", ...base, ownDir: child.ownDir });
+        if (step.k === "find") {
+          for (const seg of step.segments) {
+            visit(seg.start, seg.end, [...via, seg.label], env, seg.ownDir ? { dir: undefined } : cwd, { ownDir: seg.ownDir });
+          }
+        }
+        return;
+      }
+    };
+    visit(0, argv.length, [...ctx.via], {}, undefined, undefined);
+    return { actions, consumed, heredocIsCode };
+  }
+
+  /** Parses code handed to a shell and walks it; a bound on nesting keeps `bash -c "bash -c ..."` finite. */
+  private code(code: string, label: string, ctx: Ctx): void {
+    const depth = ctx.codeDepth + 1;
+    if (depth > this.maxDepth) throw new WalkError(`code nested deeper than ${this.maxDepth} levels (${ctx.via.join(" > ")})`);
+    const s = new Source(code, 0, this.budget);
+    let list: List;
+    try {
+      list = parseScript(s);
+    } catch (e) {
+      if (e instanceof ParseError) throw new WalkError(`in code run by ${label}: ${e.message}`);
+      throw e;
+    }
+    this.list(list, { ...ctx, codeDepth: depth });
+  }
+
+  private callFunction(name: string, ctx: Ctx, args: string[] | undefined): void {
+    const f = this.funcs.get(name);
+    if (f === undefined || this.active.has(name) || f.walks >= CALLS_PER_FUNCTION) return;
+    f.walks++;
+    this.active.add(name);
+    try {
+      this.command(f.body, { ...ctx, via: [...ctx.via, `${name}()`], positional: args ?? ctx.positional }, undefined);
+    } finally {
+      this.active.delete(name);
+    }
+  }
+
+  /** `cd DIR` / `pushd DIR` / `popd` move the working directory of what follows in the same scope. */
+  private changeDirectory(cmd: ExecutedCommand, words: readonly Word[], ctx: Ctx): void {
+    if (cmd.name !== "cd" && cmd.name !== "pushd" && cmd.name !== "popd") return;
+    if (cmd.name === "popd") {
+      ctx.scope.cwd = undefined;
+      return;
+    }
+    let k = 1;
+    while (k < cmd.argv.length && /^-[LPe@]+$/.test(cmd.argv[k] as string)) k++;
+    if (cmd.argv[k] === "--") k++;
+    const target = cmd.argv[k];
+    const w = words[k];
+    if (target === undefined) ctx.scope.cwd = "~";
+    else if (target === "-" || w === undefined || isDynamic(w, ctx.positional)) ctx.scope.cwd = undefined;
+    else ctx.scope.cwd = resolveDir(ctx.scope.cwd, target);
+  }
+
+  /** What a literal `echo`/`printf`/`cat <<EOF` writes to a pipe, when it can be known from the text. */
+  private literalOutput(cmd: Command & { k: "simple" }, ctx: Ctx): string | undefined {
+    const argv = cmd.words.map((w) => wordText(w, ctx.positional));
+    const name = basename(argv[0] ?? "");
+    if (name === "echo") {
+      let k = 1;
+      let escapes = false;
+      while (k < argv.length && /^-[neE]+$/.test(argv[k] as string)) {
+        if ((argv[k] as string).includes("e")) escapes = true;
+        k++;
+      }
+      const text = argv.slice(k).join(" ");
+      return `${escapes ? unescapeEcho(text) : text}\n`;
+    }
+    if (name === "printf" && argv.length >= 2) {
+      let k = 1;
+      if (argv[k] === "--") k++;
+      const format = argv[k] ?? "";
+      const args = argv.slice(k + 1);
+      let a = 0;
+      return unescapeEcho(format).replace(/%([%sbdq])/g, (_, c: string) => (c === "%" ? "%" : (args[a++] ?? "")));
+    }
+    if (name === "cat" && argv.length === 1) {
+      const h = [...cmd.redirs].reverse().find((r) => r.heredoc !== undefined || r.op === "<<<");
+      if (h?.heredoc !== undefined) return h.heredoc.body;
+      if (h !== undefined) return `${wordText(h.target, ctx.positional)}\n`;
+    }
+    return undefined;
+  }
+
+  private emit(c: ExecutedCommand): void {
+    if (this.out.length >= COMMAND_LIMIT) throw new WalkError(`more than ${COMMAND_LIMIT} executed commands`);
+    this.out.push(c);
+  }
+}
+
+function unescapeEcho(s: string): string {
+  return s.replace(/\\([nt\\])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : "\\"));
+}
+
+export function basename(p: string): string {
+  const trimmed = p.length > 1 ? p.replace(/\/+$/, "") : p;
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
+/** Joins a directory onto the current one and normalises `.` and `..`; relative to an unknown cwd stays unknown. */
+export function resolveDir(cwd: string | undefined, dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  let full: string;
+  if (dir.startsWith("/") || dir === "~" || dir.startsWith("~/")) full = dir;
+  else if (cwd === undefined) return undefined;
+  else full = `${cwd}/${dir}`;
+  const absolute = full.startsWith("/");
+  const out: string[] = [];
+  for (const seg of full.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === ".." && out.length > 0 && out[out.length - 1] !== ".." && out[out.length - 1] !== "~") out.pop();
+    else if (seg === ".." && absolute) continue;
+    else out.push(seg);
+  }
+  return (absolute ? "/" : "") + out.join("/");
+}

@@ -1,0 +1,32 @@
+// The public shape of a parsed command line: what executes, as the rule engine sees it.
+
+export type Redirect = {
+  op: ">" | ">>" | "<" | "&>" | "&>>" | ">|" | "<<" | "<<<" | "<>" | ">&" | "<&";
+  fd?: number;
+  /** Unquoted target text; for here-documents, the body (`<<-` bodies have their leading tabs removed). */
+  target: string;
+};
+
+export type ExecutedCommand = {
+  /** As written after quote and backslash removal: "/usr/bin/rm", "rm" (for `\rm`). */
+  program: string;
+  /** Basename of program ("rm"); for a dynamic program, the program text itself. */
+  name: string;
+  /** Full argv including argv[0] = program, quotes removed; words with expansions keep their literal text ("$HOME/x", "*.log"). */
+  argv: string[];
+  /** Prefix assignments (FOO=1 cmd) and those given through env(1) or sudo. */
+  env: Record<string, string>;
+  redirects: Redirect[];
+  /** Working directory after an earlier `cd DIR` in the same scope (relative dirs joined onto the previous cwd; unknown -> undefined). */
+  cwd?: string;
+  /** Wrapper chain that led here, outermost first: ["sudo"], ["bash -c"], ["xargs"], ["find -exec"], ["$( )"], ["heredoc->sh"]. */
+  via: string[];
+  /** The program name itself comes from an expansion ($X, $(..), a glob): the program is unknown. */
+  dynamic: boolean;
+  /** A here-document or here-string body fed to this command (data for `cat`, code for `bash`). */
+  stdinScript?: string;
+};
+
+export type ParseResult =
+  | { ok: true; commands: ExecutedCommand[]; assignments: Record<string, string> }
+  | { ok: false; error: string };

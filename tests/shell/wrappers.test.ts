@@ -1,0 +1,147 @@
+// Wrappers are unwrapped to the command they run; code handed to a shell is parsed as code.
+import { describe, expect, test } from "bun:test";
+import { parseCommandLine } from "../../src/shell/index.ts";
+import { commands, expectError, summary } from "./helpers.ts";
+
+describe("wrappers", () => {
+  const cases: [string, string[]][] = [
+    ["sudo rm -rf /", ["sudo: rm -rf /"]],
+    ["sudo -E -u deploy -- rm x", ["sudo: rm x"]],
+    ["sudo -uroot rm x", ["sudo: rm x"]],
+    ["sudo --user=root rm x", ["sudo: rm x"]],
+    ["sudo -l", ["sudo -l"]],
+    ["sudo -v", ["sudo -v"]],
+    ["doas -u root rm x", ["doas: rm x"]],
+    ["env FOO=1 rm x", ["env: rm x"]],
+    ["env -u HOME -i rm x", ["env: rm x"]],
+    ["env", ["env"]],
+    ["command rm x", ["command: rm x"]],
+    ["command -v rm", ["command -v rm"]],
+    ["builtin cd /tmp", ["builtin: cd /tmp"]],
+    ["exec rm x", ["exec: rm x"]],
+    ["exec -a name rm x", ["exec: rm x"]],
+    ["nohup rm x &", ["nohup: rm x"]],
+    ["nice -n 10 rm x", ["nice: rm x"]],
+    ["nice -10 rm x", ["nice: rm x"]],
+    ["nice rm x", ["nice: rm x"]],
+    ["timeout 5 rm x", ["timeout: rm x"]],
+    ["timeout -s KILL -k 2 5s rm x", ["timeout: rm x"]],
+    ["timeout --signal=TERM 5 rm x", ["timeout: rm x"]],
+    ["/usr/bin/time -v rm x", ["time: rm x"]],
+    ["time rm x", ["time: rm x"]],
+    ["stdbuf -oL rm x", ["stdbuf: rm x"]],
+    ["stdbuf -o L rm x", ["stdbuf: rm x"]],
+    ["ionice -c 3 rm x", ["ionice: rm x"]],
+    ["ionice -p 123", ["ionice -p 123"]],
+    ["xargs rm", ["xargs: rm"]],
+    ["xargs -0 -I {} rm {}", ["xargs: rm {}"]],
+    ["xargs -i rm {}", ["xargs: rm {}"]],
+    ["xargs -P 4 -n 1 rm -f", ["xargs: rm -f"]],
+    ["xargs sh -c 'rm \"$1\"' _", ["xargs > sh -c: rm $1"]],
+    ["find . -execdir rm {} +", ["find . -execdir rm {} +", "find -execdir: rm {}"]],
+    ["find . -ok rm {} \\;", ["find . -ok rm {} ;", "find -ok: rm {}"]],
+    ["find . -exec sh -c 'rm -rf \"$0\"' {} \\;", ["find . -exec sh -c rm -rf \"$0\" {} ;", "find -exec > sh -c: rm -rf $0"]],
+    ["find . -name x -exec chmod 644 {} \\; -exec rm {} +", ["find . -name x -exec chmod 644 {} ; -exec rm {} +", "find -exec: chmod 644 {}", "find -exec: rm {}"]],
+    ["parallel rm ::: a b", ["parallel: rm"]],
+    ["parallel -j4 'rm -rf {}' ::: a b", ["parallel: rm -rf {}"]],
+    ["watch -n 1 'ls | wc -l'", ["watch: ls", "watch: wc -l"]],
+    ["watch -x rm x", ["watch: rm x"]],
+    ["ssh host 'rm -rf /srv'", ["ssh: rm -rf /srv"]],
+    ["ssh -p 22 -i key user@host rm -rf /srv", ["ssh: rm -rf /srv"]],
+    ["ssh host", ["ssh host"]],
+    ["su -c 'rm -rf /' root", ["su -c: rm -rf /"]],
+    ["eval 'rm -rf /'", ["eval: rm -rf /"]],
+    ["eval rm -rf /", ["eval: rm -rf /"]],
+    ["bash -lc 'rm -rf /'", ["bash -c: rm -rf /"]],
+    ["bash -ec 'rm -rf /'", ["bash -c: rm -rf /"]],
+    ["bash -e -o pipefail -c 'rm -rf /'", ["bash -c: rm -rf /"]],
+    ["bash --norc --noprofile -c 'rm -rf /'", ["bash -c: rm -rf /"]],
+    ["zsh -c 'rm -rf /'", ["zsh -c: rm -rf /"]],
+    ["dash -c 'rm -rf /'", ["dash -c: rm -rf /"]],
+    ["/bin/ksh -c 'rm -rf /'", ["ksh -c: rm -rf /"]],
+    ["bash script.sh arg", ["bash script.sh arg"]],
+    ["bash", ["bash"]],
+    ["sudo bash -c 'cd /srv && rm -rf data'", ["sudo > bash -c: cd /srv", "sudo > bash -c: rm -rf data"]],
+    ["sudo -u www env FOO=1 nice -n 5 timeout 10 bash -c \"sh -c 'rm -rf /'\"", ["sudo > env > nice > timeout > bash -c > sh -c: rm -rf /"]],
+    ["bash <<EOF\nrm -rf /\nEOF", ["heredoc->sh: rm -rf /"]],
+    ["sh <<< 'rm -rf /'", ["heredoc->sh: rm -rf /"]],
+    ["bash -s <<'EOF'\nrm -rf \"$HOME\"\nEOF", ["heredoc->sh: rm -rf $HOME"]],
+    ["echo 'rm -rf /' | sh", ["echo rm -rf /", "pipe->sh: rm -rf /"]],
+    ["printf 'rm -rf /\\n' | bash", ["printf rm -rf /\\n", "pipe->sh: rm -rf /"]],
+    ["echo rm -rf / | sudo bash", ["echo rm -rf /", "sudo > pipe->sh: rm -rf /"]],
+    ["curl -s https://x.sh | bash", ["curl -s https://x.sh", "bash"]],
+    ["cat script.sh | sh", ["cat script.sh", "sh"]],
+    ["\\rm -rf x", ["rm -rf x"]],
+    ["'rm' -rf x", ["rm -rf x"]],
+    ["r\"m\" -rf x", ["rm -rf x"]],
+  ];
+  for (const [line, expected] of cases) {
+    test(line, () => {
+      expect(summary(line)).toEqual(expected);
+    });
+  }
+
+  test("program and name: a path keeps the path, name is the basename", () => {
+    const [c] = commands("/usr/bin/rm -rf x");
+    expect([c?.program, c?.name]).toEqual(["/usr/bin/rm", "rm"]);
+    const [t] = commands("/tmp/git push");
+    expect([t?.program, t?.name]).toEqual(["/tmp/git", "git"]);
+  });
+
+  test("env assignments reach the wrapped command", () => {
+    const [c] = commands("FOO=1 sudo BAR=2 env BAZ=3 make");
+    expect(c?.env).toEqual({ FOO: "1", BAR: "2", BAZ: "3" });
+    const [d] = commands("sudo FOO=1 bash -c 'make'");
+    expect(d?.env).toEqual({ FOO: "1" });
+  });
+
+  test("redirections of a code wrapper apply to the code's commands", () => {
+    const [c] = commands("bash -c 'cat x' > /etc/passwd");
+    expect(c?.redirects).toEqual([{ op: ">", target: "/etc/passwd" }]);
+    const [s] = commands("sudo tee /etc/hosts < x > /dev/null");
+    expect(s?.redirects).toEqual([{ op: "<", target: "x" }, { op: ">", target: "/dev/null" }]);
+  });
+
+  test("sudo -D and env -C change the working directory", () => {
+    expect(commands("sudo -D /srv rm -rf data")[0]?.cwd).toBe("/srv");
+    expect(commands("env -C sub rm x", { cwd: "/repo" })[0]?.cwd).toBe("/repo/sub");
+    expect(commands("find . -execdir rm {} +", { cwd: "/repo" }).map((c) => c.cwd)).toEqual(["/repo", undefined]);
+  });
+
+  test("dynamic program names", () => {
+    const cs = commands('$CMD -rf /; "$(which rm)" x; /bin/r? x');
+    expect(cs.map((c) => [c.argv[0], c.dynamic, c.via])).toEqual([
+      ["$CMD", true, []],
+      ["which", false, ["$( )"]],
+      ["$(which rm)", true, []],
+      ["/bin/r?", true, []],
+    ]);
+    // A wrapper around a dynamic program still reports it as dynamic.
+    expect(commands("sudo $X")[0]?.dynamic).toBe(true);
+  });
+
+  test("a sh -c script's arguments fill $1...", () => {
+    expect(summary("sh -c 'rm -rf \"$1\"' sh /srv")).toEqual(["sh -c: rm -rf /srv"]);
+  });
+
+  test("code that does not parse makes the line an error", () => {
+    expectError("bash -c 'echo \"'", /in code run by bash -c: .*unterminated double quote/);
+    expectError("eval 'fi'", /in code run by eval/);
+    expectError("echo 'rm (' | sh", /in code run by pipe->sh/);
+  });
+
+  test("code nesting is bounded by maxDepth", () => {
+    const line = "bash -c \"sh -c 'eval rm x'\"";
+    expect(parseCommandLine(line, { maxDepth: 3 }).ok).toBe(true);
+    const r = parseCommandLine(line, { maxDepth: 2 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/code nested deeper than 2 levels/);
+  });
+
+  test("interpreters' -c/-e bodies are not shell: left as argv", () => {
+    expect(summary(`python -c "import os; os.system('rm -rf /')"`)).toEqual([`python -c import os; os.system('rm -rf /')`]);
+    expect(summary(`node -e "require('fs').rmSync('/', {recursive: true})"`)).toEqual([`node -e require('fs').rmSync('/', {recursive: true})`]);
+    expect(summary(`perl -e 'unlink "x"'`)).toEqual([`perl -e unlink "x"`]);
+    expect(summary(`ruby -e 'File.delete("x")'`)).toEqual([`ruby -e File.delete("x")`]);
+  });
+});

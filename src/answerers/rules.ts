@@ -1,35 +1,22 @@
 /**
- * The rule engine as an answerer: it answers a command's questions from what
- * the line really executes and the policy's rules. (Placeholder until the
- * rule engine lands: it knows no command.)
+ * The rule engine as an answerer: it answers a command's questions (which
+ * act, how hard to undo, how heavy) from what the line really executes and
+ * the policy's rules, in the same shape as a model's answers. The pieces
+ * live in ./rules/.
  */
-import type { CommandAnswers } from "../judge/answers.ts";
 import type { Policy } from "../policy/schema.ts";
-import type { ExecutedCommand } from "../shell/index.ts";
+import { answerLine, type RuleContext, type RulesAnswer } from "./rules/engine.ts";
 
-export type RuleContext = { cwd: string; projectRoot?: string; home?: string };
+export type { RuleContext, RuleHit, RulesAnswer, Unknown } from "./rules/engine.ts";
+export { checkRuleExamples, type ExampleProblem } from "./rules/examples.ts";
+export { ruleProblems } from "./rules/compile.ts";
 
-/** The rule that decided, and the executed command it matched. */
-export type RuleHit = { id: string; reason: string; command: ExecutedCommand; decision?: "allow" | "ask" | "deny" };
-
-export type RulesAnswer =
-  | { parsed: false; error: string; executed: [] }
-  | {
-      parsed: true;
-      executed: ExecutedCommand[];
-      /** Undefined when no rule knows any executed command: no confident answer. */
-      answers?: CommandAnswers;
-      /** A rule's outright decision, which stands before any model is asked. */
-      decision?: "allow" | "ask" | "deny";
-      /** The rule whose answer stands for the line (the hardest to undo). */
-      rule?: RuleHit;
-      /** Executed commands no rule knows. */
-      unknown: ExecutedCommand[];
-    };
-
+/** The rule engine's answers for a command line. Never throws. */
 export function answerCommandByRules(line: string, context: RuleContext, policy: Policy): RulesAnswer {
-  void line;
-  void context;
-  void policy;
-  return { parsed: true, executed: [], unknown: [] };
+  try {
+    return answerLine(line, context, policy);
+  } catch (error) {
+    // A bug here must not let a command through: treat it like a line that cannot be parsed.
+    return { parsed: false, error: `the rule engine failed: ${(error as Error).message}`, executed: [] };
+  }
 }

@@ -1,26 +1,77 @@
 /**
  * The rules section: how the rule engine recognises a command and which
  * typed answers it gives for it. Rules live in the policy, not in code.
+ *
+ * A rule that names a `program` judges an executed command; a rule without
+ * one judges each output redirection (`>`, `>>`, `&>`) on its own, through
+ * its `redirect` field. Patterns are globs (`*` matches anything, `?` one
+ * character, `[abc]` a class) unless written as `/regex/` or `/regex/i`.
  */
 import { z } from "zod";
 import { Label, Probability } from "./schema-common.ts";
 
-/** Where a path argument points, as the rule engine classifies it. */
-export const PathClass = z.enum(["repo", "build", "temp", "home", "system", "root", "outside", "device"]);
+/**
+ * Where a path argument or a redirect target points, as the rule engine
+ * classifies it. Each path gets exactly one class, the first that applies in
+ * this order.
+ */
+export const PathClass = z
+  .enum(["unknown", "device", "root", "home", "system", "vcs", "project", "build", "repo", "temp", "home-files", "outside"])
+  .describe(
+    [
+      "unknown: depends on a variable or substitution that cannot be resolved;",
+      "device: under /dev;",
+      "root: the filesystem root itself (/, /*);",
+      "home: a home directory itself (~, $HOME, /root, /home/x, ~/*);",
+      "system: /etc, /usr, /var, /bin, /boot, /opt and the like (not /var/tmp);",
+      "vcs: a .git directory or anything inside one;",
+      "project: the project root itself, or all of it (., * at the root);",
+      "build: regenerable output inside the project (node_modules, dist, build, target, .cache, __pycache__, ...);",
+      "repo: anything else inside the project (the repository, or the working directory when there is none);",
+      "temp: /tmp, /var/tmp, $TMPDIR, /dev/shm;",
+      "home-files: inside a home directory, outside the project;",
+      "outside: any other place.",
+    ].join(" "),
+  );
 
 const OneOrMany = z.union([z.string(), z.array(z.string()).min(1)]);
+const Patterns = z.array(z.string()).min(1);
+
+export const RedirectOp = z.enum([">", ">>", "&>", "&>>", ">|", "<>"]);
+
+export const RedirectMatch = z
+  .strictObject({
+    to: z.array(PathClass).min(1).optional().describe("The target falls in one of these places."),
+    op: z.array(RedirectOp).min(1).optional().describe("The redirection is one of these operators (> and >| truncate, >> appends)."),
+    file: z.enum(["exists", "missing"]).optional().describe("The target file exists already, or not yet (looked up on disk)."),
+    tracked: z.boolean().optional().describe("The target file is tracked by the repository's git index, or not."),
+  })
+  .describe("An output redirection: where it writes and how. /dev/null, /dev/stdout, /dev/stderr and &N duplications are never matched.");
 
 export const RuleMatch = z
   .strictObject({
-    program: OneOrMany.describe("Program names (a path's basename counts: /usr/bin/rm is rm)."),
-    subcommand: OneOrMany.optional().describe("The first argument that is not an option, e.g. push for git push."),
-    flags_any: z.array(z.string()).optional().describe("At least one of these options is given (-rf counts as -r and -f)."),
-    flags_all: z.array(z.string()).optional().describe("All of these options are given."),
-    flags_none: z.array(z.string()).optional().describe("None of these options is given."),
-    args_any: z.array(z.string()).optional().describe("Some argument matches one of these glob patterns."),
-    paths_any: z.array(PathClass).optional().describe("Some path argument falls in one of these places."),
-    redirect_any: z.array(PathClass).optional().describe("Some output redirect targets one of these places."),
-    env_any: z.array(z.string()).optional().describe("One of these environment variables is set on the command."),
+    program: OneOrMany.optional().describe(
+      "Program names (a path's basename counts: /usr/bin/rm is rm; a program run from a temp or unknown place keeps its path, so /tmp/git is not git). Without a program, the rule judges redirections.",
+    ),
+    options_with_value: z
+      .array(z.string())
+      .optional()
+      .describe("Options of this program that take the next word as their value (git's -C and -c), so the value is not taken for the subcommand or an argument. YAML anchors share one list between rules."),
+    subcommand: OneOrMany.optional().describe(
+      "The first arguments that are not options, as words separated by spaces: push for git push, 's3 rm' for aws s3 rm, '* * delete' for gcloud compute instances delete.",
+    ),
+    flags_any: Patterns.optional().describe("At least one of these options is given (-rf counts as -r and -f; --force also as --force=...; -- matches the end of options)."),
+    flags_all: Patterns.optional().describe("All of these options are given."),
+    flags_none: Patterns.optional().describe("None of these options is given."),
+    args_any: Patterns.optional().describe("Some argument after the program (options and their values included) matches one of these patterns."),
+    args_none: Patterns.optional().describe("No argument matches any of these patterns."),
+    paths_any: z.array(PathClass).min(1).optional().describe("Some argument that is not an option (after the subcommand) falls in one of these places."),
+    paths_all: z.array(PathClass).min(1).optional().describe("There is such an argument, and every one falls in one of these places."),
+    paths_none: z.array(PathClass).min(1).optional().describe("No such argument falls in any of these places."),
+    redirect: RedirectMatch.optional(),
+    env_any: Patterns.optional().describe("One of these environment variables is set on the command: NAME, or NAME=pattern for its value."),
+    via_any: Patterns.optional().describe("The command runs through one of these wrappers (sudo, xargs, find -exec, bash -c, ...)."),
+    stdin_from: Patterns.optional().describe("The command reads its standard input from a pipe whose writer is one of these programs (curl | sh)."),
   })
   .describe("What a command must look like for the rule to apply; every given field must hold.");
 
@@ -40,8 +91,12 @@ export const Rule = z
         not_match: z.array(z.string()).default([]),
       })
       .optional()
-      .describe("Command lines this rule must and must not match; checked when the policy loads."),
+      .describe("Command lines this rule alone must and must not match (some executed command of the line); checked when the policy is checked."),
   })
   .describe("A rule of the rule engine.");
 
-export const RulesSection = z.array(Rule).describe("Rule engine rules. Stronger layers' rules are tried first; within a file, top to bottom; the first match decides a command.");
+export const RulesSection = z
+  .array(Rule)
+  .describe(
+    "Rule engine rules. Stronger layers' rules are tried first; within a file, top to bottom; the first rule that matches an executed command answers for it, and each output redirection is answered by the first rule without a program that matches it.",
+  );

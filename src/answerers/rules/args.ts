@@ -1,0 +1,69 @@
+/**
+ * A command's arguments as rules see them: its options (short clusters such
+ * as -rf split into -r and -f, long options with or without =value) and its
+ * operands, skipping the values of options that take one.
+ */
+
+export type ParsedArgs = {
+  /** Every option as given: "-rf", "--force", "--force=yes", "-name". */
+  options: string[];
+  /** Single letters of short option clusters: -rf gives r and f. */
+  letters: Set<string>;
+  /** Long options by name, without =value: --force=yes gives --force. */
+  longs: Set<string>;
+  /** Arguments that are not options or option values, in order. */
+  operands: string[];
+  /** A bare -- ended the options. */
+  endOfOptions: boolean;
+};
+
+/** Splits `args` (the words after the program name). */
+export function parseArgs(args: readonly string[], withValue: ReadonlySet<string>): ParsedArgs {
+  const parsed: ParsedArgs = { options: [], letters: new Set(), longs: new Set(), operands: [], endOfOptions: false };
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (parsed.endOfOptions || word.length < 2 || word[0] !== "-") {
+      parsed.operands.push(word);
+      continue;
+    }
+    if (word === "--") {
+      parsed.endOfOptions = true;
+      continue;
+    }
+    parsed.options.push(word);
+    if (withValue.has(word)) {
+      i++; // the next word is this option's value
+      if (word.startsWith("--")) parsed.longs.add(word);
+      else if (word.length === 2) parsed.letters.add(word[1] as string);
+      continue;
+    }
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      parsed.longs.add(eq === -1 ? word : word.slice(0, eq));
+      continue;
+    }
+    const eq = word.indexOf("=");
+    if (eq !== -1 && withValue.has(word.slice(0, eq))) continue; // -name=value style
+    for (let c = 1; c < word.length; c++) {
+      const letter = word[c] as string;
+      parsed.letters.add(letter);
+      if (withValue.has(`-${letter}`)) {
+        if (c === word.length - 1) i++; // -C dir: the value is the next word; -Cdir: the rest
+        break;
+      }
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Whether an option pattern is given: `-r` matches -r or a cluster holding r;
+ * `--force` matches --force and --force=...; any other pattern matches an
+ * option written exactly so (-delete, -exec); `--` matches the end of options.
+ */
+export function hasOption(parsed: ParsedArgs, pattern: string): boolean {
+  if (pattern === "--") return parsed.endOfOptions;
+  if (pattern.startsWith("--")) return parsed.longs.has(pattern);
+  if (pattern.length === 2 && pattern[0] === "-") return parsed.letters.has(pattern[1] as string) || parsed.options.includes(pattern);
+  return parsed.options.includes(pattern);
+}

@@ -1,0 +1,165 @@
+/**
+ * Rules compiled once per policy: patterns turned into matchers, and the
+ * rules that name a program indexed by that name, so a command is tried
+ * only against the rules that could match it.
+ */
+import type { Rule } from "../../policy/schema.ts";
+import type { PathClass } from "./paths.ts";
+import { compileAny, compilePattern, isRegexPattern, type Matcher } from "./pattern.ts";
+
+export type RedirectSpec = {
+  to?: ReadonlySet<PathClass>;
+  op?: ReadonlySet<string>;
+  file?: "exists" | "missing";
+  tracked?: boolean;
+};
+
+export type CompiledRule = {
+  rule: Rule;
+  /** Position in the policy's list: the order rules are tried in. */
+  index: number;
+  program?: Matcher;
+  withValue: ReadonlySet<string>;
+  /** Key of withValue, for caching parsed arguments. */
+  withValueKey: string;
+  subcommands?: Matcher[][];
+  flagsAny?: string[];
+  flagsAll?: string[];
+  flagsNone?: string[];
+  argsAny?: Matcher;
+  argsNone?: Matcher;
+  pathsAny?: ReadonlySet<PathClass>;
+  pathsAll?: ReadonlySet<PathClass>;
+  pathsNone?: ReadonlySet<PathClass>;
+  redirect?: RedirectSpec;
+  envAny?: { name: Matcher; value?: Matcher }[];
+  viaAny?: Matcher;
+  stdinFrom?: Matcher;
+};
+
+export type RuleIndex = {
+  /** Rules naming a program exactly, by that name, in policy order. */
+  byName: Map<string, CompiledRule[]>;
+  /** Rules whose program is a pattern (python3*, mkfs.*), in policy order. */
+  patterned: CompiledRule[];
+  /** Rules without a program: they judge redirections. */
+  redirects: CompiledRule[];
+  /** Per program name: every rule that may match it, in policy order (filled lazily). */
+  candidates: Map<string, CompiledRule[]>;
+};
+
+const list = (value: string | string[] | undefined): string[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+
+const isPattern = (text: string) => /[*?[]/.test(text) || isRegexPattern(text);
+
+/** Compiles one rule; throws with a message naming the bad pattern. */
+export function compileRule(rule: Rule, index: number): CompiledRule {
+  const m = rule.match;
+  const compiled: CompiledRule = {
+    rule,
+    index,
+    withValue: new Set(m.options_with_value ?? []),
+    withValueKey: (m.options_with_value ?? []).join(" "),
+  };
+  const guard = <T>(field: string, make: () => T): T => {
+    try {
+      return make();
+    } catch (error) {
+      throw new Error(`rule ${rule.id}: match.${field}: ${(error as Error).message}`);
+    }
+  };
+  const programs = list(m.program);
+  if (programs) compiled.program = guard("program", () => compileAny(programs));
+  const subcommands = list(m.subcommand);
+  if (subcommands) compiled.subcommands = guard("subcommand", () => subcommands.map((s) => s.trim().split(/\s+/).map(compilePattern)));
+  compiled.flagsAny = m.flags_any;
+  compiled.flagsAll = m.flags_all;
+  compiled.flagsNone = m.flags_none;
+  if (m.args_any) compiled.argsAny = guard("args_any", () => compileAny(m.args_any!));
+  if (m.args_none) compiled.argsNone = guard("args_none", () => compileAny(m.args_none!));
+  if (m.paths_any) compiled.pathsAny = new Set(m.paths_any);
+  if (m.paths_all) compiled.pathsAll = new Set(m.paths_all);
+  if (m.paths_none) compiled.pathsNone = new Set(m.paths_none);
+  if (m.redirect) {
+    compiled.redirect = {
+      to: m.redirect.to ? new Set(m.redirect.to) : undefined,
+      op: m.redirect.op ? new Set(m.redirect.op) : undefined,
+      file: m.redirect.file,
+      tracked: m.redirect.tracked,
+    };
+  }
+  if (m.env_any) {
+    compiled.envAny = guard("env_any", () =>
+      m.env_any!.map((entry) => {
+        const eq = entry.indexOf("=");
+        return eq === -1
+          ? { name: compilePattern(entry) }
+          : { name: compilePattern(entry.slice(0, eq)), value: compilePattern(entry.slice(eq + 1)) };
+      }),
+    );
+  }
+  if (m.via_any) compiled.viaAny = guard("via_any", () => compileAny(m.via_any!));
+  if (m.stdin_from) compiled.stdinFrom = guard("stdin_from", () => compileAny(m.stdin_from!));
+  return compiled;
+}
+
+/** Problems with the rules that the schema cannot see: bad patterns, a rule that matches nothing. */
+export function ruleProblems(rules: readonly Rule[]): { index: number; id: string; message: string }[] {
+  const problems: { index: number; id: string; message: string }[] = [];
+  rules.forEach((rule, index) => {
+    try {
+      compileRule(rule, index);
+    } catch (error) {
+      problems.push({ index, id: rule.id, message: (error as Error).message });
+    }
+    if (rule.match.program === undefined && rule.match.redirect === undefined) {
+      problems.push({ index, id: rule.id, message: `rule ${rule.id}: a rule needs match.program (to judge commands) or match.redirect (to judge redirections)` });
+    }
+  });
+  return problems;
+}
+
+const indexes = new WeakMap<readonly Rule[], RuleIndex>();
+
+/** The index of a policy's rules, built on first use and kept for the process. Rules that fail to compile are skipped (the loader reports them). */
+export function ruleIndex(rules: readonly Rule[]): RuleIndex {
+  const cached = indexes.get(rules);
+  if (cached) return cached;
+  const index: RuleIndex = { byName: new Map(), patterned: [], redirects: [], candidates: new Map() };
+  rules.forEach((rule, at) => {
+    let compiled: CompiledRule;
+    try {
+      compiled = compileRule(rule, at);
+    } catch {
+      return;
+    }
+    const programs = list(rule.match.program);
+    if (!programs) {
+      if (rule.match.redirect) index.redirects.push(compiled);
+      return;
+    }
+    for (const name of programs) {
+      if (isPattern(name)) {
+        if (!index.patterned.includes(compiled)) index.patterned.push(compiled);
+      } else {
+        const bucket = index.byName.get(name) ?? [];
+        if (!bucket.includes(compiled)) bucket.push(compiled);
+        index.byName.set(name, bucket);
+      }
+    }
+  });
+  indexes.set(rules, index);
+  return index;
+}
+
+/** The rules that may match a program name, in policy order. */
+export function candidatesFor(index: RuleIndex, name: string): CompiledRule[] {
+  const cached = index.candidates.get(name);
+  if (cached) return cached;
+  const exact = index.byName.get(name) ?? [];
+  const patterned = index.patterned.filter((rule) => rule.program!(name));
+  const all = patterned.length === 0 ? exact : [...new Set([...exact, ...patterned])].sort((a, b) => a.index - b.index);
+  index.candidates.set(name, all);
+  return all;
+}

@@ -1,0 +1,209 @@
+/**
+ * The rule engine: a command line's executed commands, each judged by the
+ * first rule that matches it (and each of its output redirections by the
+ * first redirect rule), combined into one answer for the line: the hardest
+ * to undo among them.
+ */
+import { homedir } from "node:os";
+import { leaning, type CommandAnswers } from "../../judge/answers.ts";
+import type { Policy } from "../../policy/schema.ts";
+import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
+import { candidatesFor, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { matchesCommand, matchesRedirect, outputRedirects, type Probe, type View } from "./match.ts";
+import { usableProjectRoot, type PathContext } from "./paths.ts";
+import { diskProbe } from "./probe.ts";
+import { programOf } from "./program.ts";
+
+export type RuleContext = {
+  cwd: string;
+  /** The repository root; the working directory stands for the project when absent. */
+  projectRoot?: string;
+  home?: string;
+  tmpdir?: string;
+  /** Disk look-ups (file exists, git tracks it); the real disk by default. */
+  probe?: Probe;
+};
+
+/** The rule that decided, and the executed command it matched. */
+export type RuleHit = {
+  id: string;
+  reason: string;
+  command: ExecutedCommand;
+  decision?: "allow" | "ask" | "deny";
+  /** For a redirect rule: the redirection it matched. */
+  redirect?: Redirect;
+};
+
+/** An executed command no rule knows, and why, when there is more to say than that. */
+export type Unknown = { command: ExecutedCommand; why?: string };
+
+export type RulesAnswer =
+  | { parsed: false; error: string; executed: [] }
+  | {
+      parsed: true;
+      executed: ExecutedCommand[];
+      /** Undefined when no rule knows an executed command and nothing known is risky: no confident answer. */
+      answers?: CommandAnswers;
+      /** A rule's outright decision, which stands before any model is asked. */
+      decision?: "allow" | "ask" | "deny";
+      /** The rule whose answer stands for the line (the hardest to undo). */
+      rule?: RuleHit;
+      /** Executed commands no rule knows. */
+      unknown: ExecutedCommand[];
+      /** Why each unknown command is unknown, in the same order. */
+      unknownWhy: string[];
+      /** Every rule that answered, one per executed command or redirection. */
+      hits: RuleHit[];
+    };
+
+type Judged = { hit: RuleHit; rule: CompiledRule };
+
+const DECISION_RANK = { deny: 2, ask: 1, allow: 0 } as const;
+
+/** Expands a working directory the parser left as ~ or ~/x. */
+function expandHome(dir: string | undefined, home: string): string | undefined {
+  if (dir === undefined) return undefined;
+  if (dir === "~") return home;
+  if (dir.startsWith("~/")) return home + dir.slice(1);
+  return dir;
+}
+
+function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect): RuleHit {
+  const hit: RuleHit = { id: rule.rule.id, reason: rule.rule.reason, command };
+  if (rule.rule.decision) hit.decision = rule.rule.decision;
+  if (redirect) hit.redirect = redirect;
+  return hit;
+}
+
+/** Builds the view of one executed command that matching works on. */
+export function viewOf(command: ExecutedCommand, previous: ExecutedCommand | undefined, base: PathContext, probe: Probe): { view: View; untrusted?: string } {
+  const ctx: PathContext = { ...base, cwd: expandHome(command.cwd, base.home) };
+  const program = programOf(command, ctx);
+  const args = command.argv.slice(1);
+  // xargs and parallel add arguments read from standard input: unknown ones.
+  if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}"))) args.push("{}");
+  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe };
+  if (previous) view.previous = previous.dynamic ? previous.program : previous.name;
+  return { view, untrusted: program.untrusted };
+}
+
+/** The first rule naming a program that matches the command. */
+export function firstCommandRule(index: RuleIndex, view: View): CompiledRule | undefined {
+  for (const rule of candidatesFor(index, view.name)) if (matchesCommand(rule, view)) return rule;
+  return undefined;
+}
+
+function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typeof outputRedirects>[number]): boolean {
+  if (!matchesRedirect(rule, view, out)) return false;
+  if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
+  return true;
+}
+
+/** Wrappers judged on their own (sudo: anything run with it changes the machine); the rest only pass their command on. */
+function wrapperName(label: string): string | undefined {
+  const name = label.split(" ")[0] as string;
+  return /^[a-z][a-z0-9_.-]*$/.test(name) && !name.endsWith("()") ? name : undefined;
+}
+
+export function answerLine(line: string, context: RuleContext, policy: Pick<Policy, "rules" | "acts" | "judge">): RulesAnswer {
+  const parsed = parseCommandLine(line, { cwd: context.cwd });
+  if (!parsed.ok) return { parsed: false, error: parsed.error, executed: [] };
+  const commands = parsed.commands;
+  const home = (context.home ?? process.env.HOME ?? homedir()).replace(/(.)\/+$/, "$1");
+  const base: PathContext = {
+    cwd: context.cwd,
+    projectRoot: usableProjectRoot(context.projectRoot ?? context.cwd, home),
+    home,
+    tmpdir: context.tmpdir ?? process.env.TMPDIR,
+  };
+  const probe = context.probe ?? diskProbe;
+  const index = ruleIndex(policy.rules);
+  const labels = Object.keys(policy.acts);
+
+  const judged: Judged[] = [];
+  const unknown: ExecutedCommand[] = [];
+  const unknownWhy: string[] = [];
+  const wrappersSeen = new Set<string>();
+
+  commands.forEach((command, i) => {
+    const { view, untrusted } = viewOf(command, commands[i - 1], base, probe);
+    const rule = firstCommandRule(index, view);
+    if (rule) judged.push({ hit: hitOf(rule, command), rule });
+    else {
+      unknown.push(command);
+      unknownWhy.push(untrusted ?? `no rule knows ${command.dynamic ? "a program named by an expansion" : view.name}`);
+    }
+    for (const out of outputRedirects(view)) {
+      const redirectRule = index.redirects.find((candidate) => redirectRuleMatches(candidate, view, out));
+      if (redirectRule) judged.push({ hit: hitOf(redirectRule, command, out.redirect), rule: redirectRule });
+    }
+    for (const label of command.via) {
+      const name = wrapperName(label);
+      if (!name || wrappersSeen.has(label)) continue;
+      wrappersSeen.add(label);
+      const pseudo: ExecutedCommand = { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false, cwd: command.cwd };
+      const wrapper = firstCommandRule(index, viewOf(pseudo, undefined, base, probe).view);
+      // A wrapper no rule knows only passes its command on: it is not an unknown command.
+      if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
+    }
+  });
+
+  const hits = judged.map((j) => j.hit);
+  if (commands.length === 0) {
+    // Nothing executes (an empty line, a comment, an assignment): nothing to undo.
+    return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), unknown, unknownWhy, hits };
+  }
+  if (judged.length === 0) return { parsed: true, executed: commands, unknown, unknownWhy, hits };
+
+  const hardest = judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
+  const load = Math.max(...judged.map((j) => j.rule.rule.load ?? 0));
+  const top = hardest.rule.rule;
+  const answers = answersOf(labels, top.act, top.confidence ?? 1, top.undo, load);
+
+  const decisions = judged.map((j) => j.rule.rule.decision);
+  let decision: "allow" | "ask" | "deny" | undefined;
+  if (decisions.includes("deny")) decision = "deny";
+  else if (decisions.includes("ask")) decision = "ask";
+  else if (unknown.length === 0 && decisions.every((d) => d === "allow")) decision = "allow";
+
+  if (unknown.length > 0 && decision === undefined && !risky(top, policy)) {
+    // Something unknown runs and nothing known is worth asking about: no confident answer.
+    return { parsed: true, executed: commands, unknown, unknownWhy, hits };
+  }
+  const result: RulesAnswer = { parsed: true, executed: commands, answers, rule: hardest.hit, unknown, unknownWhy, hits };
+  if (decision) result.decision = decision;
+  return result;
+}
+
+function answersOf(labels: string[], act: string, confidence: number, undo: number, load: number): CommandAnswers {
+  return {
+    act: leaning(labels.includes(act) ? labels : [...labels, act], act, confidence, "rules"),
+    undo: { score: undo, source: "rules" },
+    load: { score: load, source: "rules" },
+  };
+}
+
+function consequential(act: string, policy: Pick<Policy, "acts">): boolean {
+  return policy.acts[act]?.consequential ?? true;
+}
+
+/** Whether a rule's answer alone would be asked about. */
+function risky(rule: CompiledRule["rule"], policy: Pick<Policy, "acts" | "judge">): boolean {
+  const t = policy.judge.thresholds;
+  return (consequential(rule.act, policy) && (rule.confidence ?? 1) >= t.ask_at_consequential) || rule.undo >= t.ask_at_undo;
+}
+
+/** Whether answer a is harder to undo than b: an outright deny or ask first, then the undo level, then a consequential act, then confidence. */
+function harder(a: CompiledRule, b: CompiledRule, policy: Pick<Policy, "acts" | "judge">): boolean {
+  const ra = a.rule.decision === "deny" || a.rule.decision === "ask" ? DECISION_RANK[a.rule.decision] : 0;
+  const rb = b.rule.decision === "deny" || b.rule.decision === "ask" ? DECISION_RANK[b.rule.decision] : 0;
+  if (ra !== rb) return ra > rb;
+  const sa = risky(a.rule, policy) ? 1 : 0;
+  const sb = risky(b.rule, policy) ? 1 : 0;
+  if (sa !== sb) return sa > sb;
+  if (a.rule.undo !== b.rule.undo) return a.rule.undo > b.rule.undo;
+  const ca = consequential(a.rule.act, policy) ? 1 : 0;
+  const cb = consequential(b.rule.act, policy) ? 1 : 0;
+  if (ca !== cb) return ca > cb;
+  return (a.rule.confidence ?? 1) > (b.rule.confidence ?? 1);
+}

@@ -1,0 +1,52 @@
+/**
+ * A rule's own examples: the command lines it must match and must not
+ * match, each tried against that rule alone, the way a policy proves what
+ * its rules mean. A policy whose rules contradict their examples is refused.
+ */
+import type { Policy, Rule } from "../../policy/schema.ts";
+import { parseCommandLine } from "../../shell/index.ts";
+import { compileRule, type CompiledRule } from "./compile.ts";
+import { matchesCommand, matchesRedirect, outputRedirects } from "./match.ts";
+import type { PathContext } from "./paths.ts";
+import { assumeExisting } from "./probe.ts";
+import { viewOf } from "./engine.ts";
+
+export type ExampleProblem = { index: number; id: string; example: string; message: string };
+
+/** Where examples run: a project under a home directory; every file named exists and none is tracked. */
+export const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
+
+/** Whether one rule alone matches some executed command (or output redirection) of a line; an error text when the line does not parse. */
+export function ruleMatchesLine(compiled: CompiledRule, line: string, ctx: PathContext = EXAMPLE_CONTEXT): boolean | string {
+  const parsed = parseCommandLine(line, { cwd: ctx.cwd });
+  if (!parsed.ok) return parsed.error;
+  return parsed.commands.some((command, i) => {
+    const { view } = viewOf(command, parsed.commands[i - 1], ctx, assumeExisting);
+    if (compiled.program) return matchesCommand(compiled, view);
+    return outputRedirects(view).some((out) => matchesRedirect(compiled, view, out));
+  });
+}
+
+export function checkRuleExamples(policy: Pick<Policy, "rules">): ExampleProblem[] {
+  const problems: ExampleProblem[] = [];
+  policy.rules.forEach((rule: Rule, index) => {
+    if (!rule.examples) return;
+    let compiled: CompiledRule;
+    try {
+      compiled = compileRule(rule, index);
+    } catch {
+      return; // reported by ruleProblems
+    }
+    for (const example of rule.examples.not_match ?? []) {
+      const result = ruleMatchesLine(compiled, example);
+      if (typeof result === "string") problems.push({ index, id: rule.id, example, message: `the example cannot be parsed: ${result}` });
+      else if (result) problems.push({ index, id: rule.id, example, message: `rule ${rule.id} matches ${JSON.stringify(example)}, which its examples say it must not` });
+    }
+    for (const example of rule.examples.match ?? []) {
+      const result = ruleMatchesLine(compiled, example);
+      if (typeof result === "string") problems.push({ index, id: rule.id, example, message: `the example cannot be parsed: ${result}` });
+      else if (!result) problems.push({ index, id: rule.id, example, message: `rule ${rule.id} does not match ${JSON.stringify(example)}, which its examples say it must` });
+    }
+  });
+  return problems;
+}

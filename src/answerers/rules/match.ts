@@ -1,0 +1,120 @@
+/**
+ * Whether a compiled rule matches one executed command, or one of its
+ * output redirections. A command is looked at through a `View` that caches
+ * what several rules ask for (parsed arguments, path classes).
+ */
+import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
+import { parseArgs, hasOption, type ParsedArgs } from "./args.ts";
+import type { CompiledRule } from "./compile.ts";
+import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
+
+/** What the engine may look up on disk; replaced in examples and tests. */
+export type Probe = {
+  exists(path: string): boolean;
+  /** Whether git tracks the file (the repository's index lists it). */
+  tracked(path: string, projectRoot: string | undefined): boolean;
+};
+
+export type View = {
+  command: ExecutedCommand;
+  /** The program name rules match (see program.ts). */
+  name: string;
+  ctx: PathContext;
+  /** The words after the program name; for commands fed by xargs, one unknown operand more. */
+  args: string[];
+  /** The program of the command before this one in the line (the likely writer of its standard input). */
+  previous?: string;
+  parsed: Map<string, ParsedArgs>;
+  classes: Map<string, PathClass>;
+  probe: Probe;
+};
+
+/** An output redirection that writes somewhere real (not /dev/null, not a stream duplication). */
+export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass };
+
+const OUTPUT_OPS = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
+
+export function outputRedirects(view: View): OutputRedirect[] {
+  const out: OutputRedirect[] = [];
+  for (const redirect of view.command.redirects) {
+    if (!OUTPUT_OPS.has(redirect.op)) continue;
+    const target = redirect.target;
+    if (redirect.op === ">&" && /^(?:\d+|-)$/.test(target)) continue; // 2>&1, >&-
+    if (SINKS.has(target) || /^\/dev\/fd\/\d+$/.test(target)) continue;
+    const op = redirect.op === ">&" ? "&>" : redirect.op;
+    out.push({ redirect, op, path: resolveWord(target, view.ctx), cls: classOf(view, target) });
+  }
+  return out;
+}
+
+function classOf(view: View, word: string): PathClass {
+  let cls = view.classes.get(word);
+  if (cls === undefined) {
+    cls = classifyPath(word, view.ctx);
+    view.classes.set(word, cls);
+  }
+  return cls;
+}
+
+function argsFor(view: View, rule: CompiledRule): ParsedArgs {
+  let parsed = view.parsed.get(rule.withValueKey);
+  if (parsed === undefined) {
+    parsed = parseArgs(view.args, rule.withValue);
+    view.parsed.set(rule.withValueKey, parsed);
+  }
+  return parsed;
+}
+
+/** The operands after the subcommand words the rule matched, or undefined when its subcommand does not match. */
+function operandsAfterSubcommand(rule: CompiledRule, parsed: ParsedArgs): string[] | undefined {
+  if (!rule.subcommands) return parsed.operands;
+  for (const words of rule.subcommands) {
+    if (words.length > parsed.operands.length) continue;
+    if (words.every((match, i) => match(parsed.operands[i] as string))) return parsed.operands.slice(words.length);
+  }
+  return undefined;
+}
+
+/** Whether a rule that names a program matches the command. */
+export function matchesCommand(rule: CompiledRule, view: View): boolean {
+  if (!rule.program || !rule.program(view.name)) return false;
+  const parsed = argsFor(view, rule);
+  const operands = operandsAfterSubcommand(rule, parsed);
+  if (operands === undefined) return false;
+  if (rule.flagsAny && !rule.flagsAny.some((flag) => hasOption(parsed, flag))) return false;
+  if (rule.flagsAll && !rule.flagsAll.every((flag) => hasOption(parsed, flag))) return false;
+  if (rule.flagsNone && rule.flagsNone.some((flag) => hasOption(parsed, flag))) return false;
+  if (rule.argsAny && !view.args.some(rule.argsAny)) return false;
+  if (rule.argsNone && view.args.some(rule.argsNone)) return false;
+  if (rule.pathsAny || rule.pathsAll || rule.pathsNone) {
+    const classes = operands.map((word) => classOf(view, word));
+    if (rule.pathsAny && !classes.some((cls) => rule.pathsAny!.has(cls))) return false;
+    if (rule.pathsAll && (classes.length === 0 || !classes.every((cls) => rule.pathsAll!.has(cls)))) return false;
+    if (rule.pathsNone && classes.some((cls) => rule.pathsNone!.has(cls))) return false;
+  }
+  if (rule.envAny) {
+    const env = Object.entries(view.command.env);
+    if (!rule.envAny.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
+  }
+  if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
+  if (rule.stdinFrom && (view.previous === undefined || !rule.stdinFrom(view.previous))) return false;
+  if (rule.redirect && !outputRedirects(view).some((out) => matchesRedirect(rule, view, out))) return false;
+  return true;
+}
+
+/** Whether a rule's `redirect` holds for one output redirection. */
+export function matchesRedirect(rule: CompiledRule, view: View, out: OutputRedirect): boolean {
+  const spec = rule.redirect;
+  if (!spec) return false;
+  if (spec.to && !spec.to.has(out.cls)) return false;
+  if (spec.op && !spec.op.has(out.op)) return false;
+  if (spec.file !== undefined) {
+    if (out.path === undefined) return false;
+    if (view.probe.exists(out.path) !== (spec.file === "exists")) return false;
+  }
+  if (spec.tracked !== undefined) {
+    if (out.path === undefined) return false;
+    if (view.probe.tracked(out.path, view.ctx.projectRoot) !== spec.tracked) return false;
+  }
+  return true;
+}

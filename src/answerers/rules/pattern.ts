@@ -1,0 +1,55 @@
+/**
+ * The patterns rules are written with: a glob (`*` anything, `?` one
+ * character, `[abc]` a class; everything else literal), or a regular
+ * expression written `/.../` or `/.../i` (case-insensitive). Compiled once per policy.
+ */
+
+export type Matcher = (text: string) => boolean;
+
+const REGEX_FORM = /^\/(.+)\/(i?)$/s;
+
+/** True for patterns written as regular expressions. */
+export function isRegexPattern(pattern: string): boolean {
+  return REGEX_FORM.test(pattern);
+}
+
+/** Throws on an invalid regular expression; the message says which. */
+export function compilePattern(pattern: string): Matcher {
+  const regex = REGEX_FORM.exec(pattern);
+  if (regex) {
+    const re = new RegExp(regex[1] as string, regex[2]);
+    return (text) => re.test(text);
+  }
+  if (!/[*?[]/.test(pattern)) return (text) => text === pattern;
+  const re = new RegExp(`^${globSource(pattern)}$`, "s");
+  return (text) => re.test(text);
+}
+
+function globSource(glob: string): string {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] as string;
+    if (ch === "*") out += ".*";
+    else if (ch === "?") out += ".";
+    else if (ch === "[") {
+      const close = glob.indexOf("]", i + 2);
+      if (close === -1) out += "\\[";
+      else {
+        let body = glob.slice(i + 1, close);
+        const negate = body.startsWith("!") || body.startsWith("^");
+        if (negate) body = body.slice(1);
+        out += `[${negate ? "^" : ""}${body.replace(/[\\\]]/g, "\\$&")}]`;
+        i = close;
+      }
+    } else out += ch.replace(/[.+^${}()|\\\]]/g, "\\$&");
+  }
+  return out;
+}
+
+/** One matcher for several patterns: true when any matches. */
+export function compileAny(patterns: readonly string[]): Matcher {
+  const exact = new Set(patterns.filter((p) => !/[*?[]/.test(p) && !isRegexPattern(p)));
+  const others = patterns.filter((p) => !exact.has(p)).map(compilePattern);
+  if (others.length === 0) return (text) => exact.has(text);
+  return (text) => exact.has(text) || others.some((m) => m(text));
+}

@@ -1,27 +1,66 @@
 /**
- * A judgment from start to end: the rule engine's outright decisions first,
- * then a model's answers when the policy has one (the rule engine's answers
- * when it cannot), then the verdict math. (First version: rules only.)
+ * A judgment from start to end. For a command: the rule engine's outright
+ * decisions first (a line the policy decides outright never reaches a
+ * model); then the model the policy names, within `answer_within` of the
+ * moment verdict started, or the rule engine when there is none or it fails;
+ * then the verdict math over whichever answers stand. A turn's end goes the
+ * same way with the endings question and the turn rules. Every judgment is
+ * appended to the decision log, with why a model was not used when it was
+ * not.
  */
 import { answerCommandByRules, type RuleHit } from "../answerers/rules.ts";
+import { askJev } from "../answerers/jev.ts";
+import { askOpenAI } from "../answerers/openai.ts";
+import { answerTurnByRules, type TranscriptFacts, type TurnRuleHit } from "../answerers/turn-rules.ts";
+import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
+import type { Policy } from "../policy/schema.ts";
+import { durationMs } from "../policy/units.ts";
 import type { ExecutedCommand } from "../shell/index.ts";
-import type { CommandAnswers, EndingAnswers, Verdict } from "./answers.ts";
+import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "./answers.ts";
+import { cacheDir, cacheKey, cwdKind, readCached, writeCached, type CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
-import { commandVerdict } from "./verdict.ts";
+import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
+import { redact } from "./redact.ts";
+import { commandVerdict, turnEndVerdict } from "./verdict.ts";
+import { createHash } from "node:crypto";
 
 export type AnswererName = "rules" | "jev" | "openai";
+export type Env = Record<string, string | undefined>;
+export type { TranscriptFacts } from "../answerers/turn-rules.ts";
 
-export type CommandInput = {
-  command: string;
-  cwd: string;
-  projectRoot?: string;
+/** What every judgment may be told besides its subject. */
+type Common = {
+  /** The host that asked (claude, codex, gemini, cursor, cli, run) and its event, for the log. */
   host?: string;
   event?: string;
-  /** `performance.now()` when verdict started: the model deadline counts from here. */
+  /** `performance.now()` when verdict started: the model's deadline counts from here. Default: now. */
   startedAt?: number;
   /** Force the rule engine (--rules-only, VERDICT_MODE=rules). */
   rulesOnly?: boolean;
+  /** The environment to read keys and directories from; process.env by default. */
+  env?: Env;
+  /** false: do not append to the decision log (policy tests, benchmarks). */
+  log?: boolean;
+};
+
+export type CommandInput = Common & {
+  command: string;
+  cwd: string;
+  projectRoot?: string;
+};
+
+/** What the model call was and cost, when a model was asked or its cached answer used. */
+export type ModelUse = {
+  provider: "jev" | "openai";
+  model: string;
+  cached: boolean;
+  latencyMs: number;
+  attempts: number;
+  usage?: { input_tokens?: number; output_tokens?: number };
+  requestIds: string[];
+  /** Said of the answers, e.g. one-hot because the endpoint gave no log-probabilities. */
+  note?: string;
 };
 
 export type CommandJudgment = {
@@ -33,39 +72,312 @@ export type CommandJudgment = {
   executed: ExecutedCommand[];
   /** Why no model answered, when none did. */
   modelNotUsed?: string;
+  modelNotUsedKind?: NotUsedKind;
+  model?: ModelUse;
+  /** The rule engine's verdict, when a model's answers decided instead. */
+  rulesVerdict?: Verdict;
   policyDigest: string;
 };
 
-export type TurnInput = { requests: string[]; final: string; host?: string; startedAt?: number; rulesOnly?: boolean };
+export type TurnInput = Common & {
+  /** The developer's latest requests, oldest first. */
+  requests: string[];
+  /** The assistant's final message. */
+  final: string;
+  /** What the transcript shows of the turn; absent when it could not be read. */
+  transcript?: TranscriptFacts;
+  cwd?: string;
+};
 
 export type TurnJudgment = {
   verdict: Extract<Verdict, "pass" | "deny">;
   line: string;
   answerer: AnswererName;
   answers?: EndingAnswers;
+  rule?: TurnRuleHit;
   modelNotUsed?: string;
+  modelNotUsedKind?: NotUsedKind;
+  model?: ModelUse;
+  rulesVerdict?: Verdict;
   policyDigest: string;
 };
 
-export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): Promise<CommandJudgment> {
-  const { policy, digest } = loaded;
-  const rules = answerCommandByRules(input.command, { cwd: input.cwd, projectRoot: input.projectRoot }, policy);
-  const base = { answerer: "rules" as const, policyDigest: digest, modelNotUsed: "rule-only mode" };
-  if (!rules.parsed) {
-    return { ...base, verdict: "ask", line: `rules: the line cannot be parsed, so it is not allowed: ${rules.error}`, executed: [] };
+/** Which answerer runs, or why none but the rules. */
+export type Selection = { provider: "jev" | "openai" } | { off: string };
+
+export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): Selection {
+  if (rulesOnly) return { off: "rules only (--rules-only)" };
+  if (env.VERDICT_MODE === "rules") return { off: "rules only (VERDICT_MODE=rules)" };
+  if (policy.judge.answerer === "rules") return { off: "rules only (judge.answerer is rules)" };
+  const provider = policy.model.provider;
+  const endpoint = policy.model[provider];
+  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env]) {
+    return { off: `no model configured: ${endpoint.key_env} is not set` };
   }
-  if (rules.decision && rules.rule) {
-    return { ...base, verdict: rules.decision, line: `rules: ${rules.rule.reason} (rule ${rules.rule.id})`, answers: rules.answers, rule: rules.rule, executed: rules.executed };
+  return { provider };
+}
+
+function digestOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+/** The deadline as `performance.now()`: answer_within after verdict started. */
+function deadlineOf(policy: Policy, startedAt: number): number {
+  return startedAt + durationMs(policy.judge.answer_within);
+}
+
+type Asked = { reply: ModelReply; cached: boolean };
+
+/** Asks the provider, or reads an identical judgment's answers from the cache. */
+async function ask(
+  provider: "jev" | "openai",
+  set: QuestionSet,
+  keyText: string,
+  kind: string | undefined,
+  loaded: LoadedPolicy,
+  env: Env,
+  deadline: number,
+): Promise<Asked> {
+  const { policy } = loaded;
+  const endpoint = policy.model[provider];
+  const limits: CacheLimits = { maxEntries: policy.model.cache.max_entries, maxAgeMs: durationMs(policy.model.cache.max_age) };
+  const dir = cacheDir(env);
+  const base = provider === "jev" && env.TYPESAFE_BASE_URL ? env.TYPESAFE_BASE_URL : endpoint.base_url;
+  const key = cacheKey({ subject: set.subject, text: keyText, cwdKind: kind, policyDigest: loaded.digest, provider, model: endpoint.model, endpoint: base });
+  const hit = readCached(dir, key, limits);
+  if (hit) {
+    return {
+      cached: true,
+      reply: { ok: true, answers: hit.answers, model: hit.model, usage: undefined, requestIds: hit.requestIds, attempts: 0, ms: 0, note: hit.note },
+    };
   }
+  const options = { policy, env, deadline };
+  const reply = provider === "jev" ? await askJev(set, options) : await askOpenAI(set, options);
+  if (reply.ok) {
+    writeCached(dir, { key, storedAt: Date.now(), provider, model: reply.model, answers: reply.answers, usage: reply.usage, requestIds: reply.requestIds, note: reply.note }, limits);
+  }
+  return { reply, cached: false };
+}
+
+function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
+  const { reply } = asked;
+  return {
+    provider,
+    model: reply.ok ? reply.model : "",
+    cached: asked.cached,
+    latencyMs: Math.round(reply.ms),
+    attempts: reply.attempts,
+    usage: reply.ok ? reply.usage : undefined,
+    requestIds: reply.requestIds,
+    note: reply.ok ? reply.note : undefined,
+  };
+}
+
+/** A failed reply as the sentence the user and the log read. */
+function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
+  const said = reply.kind === "timeout" ? `no answer within ${policy.judge.answer_within}` : reply.reason;
+  return `${provider} not used: ${said}`;
+}
+
+function modelFacts(use: ModelUse | undefined, status?: number): ModelFacts | undefined {
+  if (!use) return undefined;
+  return {
+    provider: use.provider,
+    model: use.model,
+    cached: use.cached,
+    latency_ms: use.latencyMs,
+    attempts: use.attempts,
+    usage: use.usage,
+    request_ids: use.requestIds.length > 0 ? use.requestIds : undefined,
+    status,
+    note: use.note,
+  };
+}
+
+function loggedAnswers(answers: CommandAnswers | EndingAnswers | undefined): Record<string, ChoiceAnswer | ScoreAnswer> | undefined {
+  if (!answers) return undefined;
+  const round = (p: number) => Math.round(p * 10000) / 10000;
+  return Object.fromEntries(
+    Object.entries(answers).map(([id, answer]) => {
+      if ("choice" in answer) {
+        return [id, { ...answer, confidence: round(answer.confidence), probabilities: Object.fromEntries(Object.entries(answer.probabilities).map(([label, p]) => [label, round(p)])) }];
+      }
+      return [id, { ...answer, score: round(answer.score), ...(answer.probabilities ? { probabilities: answer.probabilities.map(round) } : {}) }];
+    }),
+  );
+}
+
+/** The rule engine's verdict on a command that no rule decides outright. */
+function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, availableMb: number | undefined): Verdicted {
   if (!rules.answers) {
     const names = [...new Set(rules.unknown.map((command) => command.name))].join(", ");
-    return { ...base, verdict: "pass", line: `rules: no rule knows ${names || "this command"}; left to the usual permission check`, executed: rules.executed };
+    return { verdict: "pass", line: `rules: no rule knows ${names || "this command"}; left to the usual permission check` };
   }
-  const verdicted = commandVerdict(policy, rules.answers, availableMemoryMb(), "rules");
-  return { ...base, ...verdicted, answers: rules.answers, rule: rules.rule, executed: rules.executed };
+  return commandVerdict(policy, rules.answers, availableMb, "rules");
+}
+
+export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): Promise<CommandJudgment> {
+  const { policy, digest } = loaded;
+  const env = input.env ?? process.env;
+  const startedAt = input.startedAt ?? performance.now();
+  const projectRoot = input.projectRoot ?? loaded.repositoryRoot;
+  const availableMb = availableMemoryMb();
+  const rules = answerCommandByRules(input.command, { cwd: input.cwd, projectRoot }, policy);
+  const redacted = redact(input.command);
+
+  const finish = (judgment: CommandJudgment, status?: number): CommandJudgment => {
+    if (input.log !== false) {
+      const record: DecisionRecord = {
+        time: new Date().toISOString(),
+        host: input.host,
+        event: input.event,
+        subject: "command",
+        digest: digestOf(redacted),
+        text: head(redacted, policy.log.text_chars),
+        cwd: redact(input.cwd),
+        verdict: judgment.verdict,
+        line: judgment.line,
+        answerer: judgment.answerer,
+        rule: judgment.rule?.id,
+        answers: loggedAnswers(judgment.answers),
+        rules_verdict: judgment.rulesVerdict,
+        model_not_used: judgment.modelNotUsed,
+        model_not_used_kind: judgment.modelNotUsedKind,
+        model: modelFacts(judgment.model, status),
+        latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
+        policy_digest: digest,
+        available_mb: availableMb === undefined ? undefined : Math.round(availableMb),
+      };
+      logDecision(record, policy, env);
+    }
+    return judgment;
+  };
+
+  if (!rules.parsed) {
+    return finish({
+      verdict: "ask",
+      line: `rules: the line cannot be parsed, so it is not allowed: ${rules.error}`,
+      answerer: "rules",
+      executed: [],
+      modelNotUsed: "the line cannot be parsed, so no answer could allow it",
+      modelNotUsedKind: "unparsed",
+      policyDigest: digest,
+    });
+  }
+  if (rules.decision && rules.rule) {
+    return finish({
+      verdict: rules.decision,
+      line: `rules: ${rules.rule.reason} (rule ${rules.rule.id})`,
+      answerer: "rules",
+      answers: rules.answers,
+      rule: rules.rule,
+      executed: rules.executed,
+      modelNotUsed: `decided outright by the rule ${rules.rule.id}`,
+      modelNotUsedKind: "decided",
+      policyDigest: digest,
+    });
+  }
+
+  const byRules = rulesCommandVerdict(policy, rules, availableMb);
+  const rulesJudgment: CommandJudgment = { ...byRules, answerer: "rules", answers: rules.answers, rule: rules.rule, executed: rules.executed, policyDigest: digest };
+  const selection = selectAnswerer(policy, env, input.rulesOnly);
+  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
+
+  const provider = selection.provider;
+  const set = commandQuestions(policy, { command: input.command, cwd: input.cwd, projectRoot });
+  const kind = cwdKind(input.cwd, projectRoot, env);
+  const asked = await ask(provider, set, redacted, kind, loaded, env, deadlineOf(policy, startedAt));
+  const use = modelUse(provider, asked);
+  if (!asked.reply.ok) {
+    const why = whyNot(provider, asked.reply, policy);
+    return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
+  }
+  const answers = asked.reply.answers as unknown as CommandAnswers;
+  const verdicted = commandVerdict(policy, answers, availableMb, provider);
+  const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
+  return finish({ ...verdicted, line, answerer: provider, answers, rule: rules.rule, executed: rules.executed, model: use, rulesVerdict: byRules.verdict, policyDigest: digest });
 }
 
 export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Promise<TurnJudgment> {
-  void input;
-  return { verdict: "pass", line: "rules: no turn rule is confident; the turn may end", answerer: "rules", policyDigest: loaded.digest };
+  const { policy, digest } = loaded;
+  const env = input.env ?? process.env;
+  const startedAt = input.startedAt ?? performance.now();
+  const redactedFinal = redact(input.final);
+  const redactedRequests = input.requests.map(redact);
+
+  const finish = (judgment: TurnJudgment, status?: number): TurnJudgment => {
+    if (input.log !== false) {
+      const latest = redactedRequests.at(-1);
+      logDecision(
+        {
+          time: new Date().toISOString(),
+          host: input.host,
+          event: input.event,
+          subject: "turn",
+          digest: digestOf(JSON.stringify([redactedRequests, redactedFinal])),
+          text: tail(redactedFinal, policy.log.text_chars),
+          request: latest === undefined ? undefined : head(latest, policy.log.text_chars),
+          cwd: input.cwd === undefined ? undefined : redact(input.cwd),
+          verdict: judgment.verdict,
+          line: judgment.line,
+          answerer: judgment.answerer,
+          rule: judgment.rule?.id,
+          answers: loggedAnswers(judgment.answers),
+          rules_verdict: judgment.rulesVerdict,
+          model_not_used: judgment.modelNotUsed,
+          model_not_used_kind: judgment.modelNotUsedKind,
+          model: modelFacts(judgment.model, status),
+          latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
+          policy_digest: digest,
+        },
+        policy,
+        env,
+      );
+    }
+    return judgment;
+  };
+
+  const byRules = answerTurnByRules({ final: input.final, transcript: input.transcript }, policy);
+  let rulesVerdicted: Verdicted;
+  if (byRules.rule) {
+    const verdicted = turnEndVerdict(policy, byRules.answers, "rules");
+    rulesVerdicted = { verdict: verdicted.verdict, line: `${verdicted.line} (${byRules.rule.reason})` };
+  } else {
+    rulesVerdicted = { verdict: "pass", line: "rules: no turn rule is confident; the turn may end" };
+  }
+  const rulesJudgment: TurnJudgment = {
+    verdict: rulesVerdicted.verdict as TurnJudgment["verdict"],
+    line: rulesVerdicted.line,
+    answerer: "rules",
+    answers: byRules.answers,
+    rule: byRules.rule,
+    policyDigest: digest,
+  };
+  if (byRules.rule?.outright) {
+    return finish({ ...rulesJudgment, modelNotUsed: `decided outright by the turn rule ${byRules.rule.id}`, modelNotUsedKind: "decided" });
+  }
+  const selection = selectAnswerer(policy, env, input.rulesOnly);
+  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
+
+  const provider = selection.provider;
+  const set = turnQuestions(policy, { requests: input.requests, final: input.final });
+  const keyText = JSON.stringify(set.state);
+  const asked = await ask(provider, set, keyText, undefined, loaded, env, deadlineOf(policy, startedAt));
+  const use = modelUse(provider, asked);
+  if (!asked.reply.ok) {
+    const why = whyNot(provider, asked.reply, policy);
+    return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
+  }
+  const answers = asked.reply.answers as unknown as EndingAnswers;
+  const verdicted = turnEndVerdict(policy, answers, provider);
+  const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
+  return finish({
+    verdict: verdicted.verdict as TurnJudgment["verdict"],
+    line,
+    answerer: provider,
+    answers,
+    model: use,
+    rulesVerdict: rulesVerdicted.verdict,
+    policyDigest: digest,
+  });
 }

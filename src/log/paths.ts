@@ -1,0 +1,16 @@
+/** Where verdict keeps its state: `$XDG_STATE_HOME/verdict/` (default `~/.local/state/verdict/`). */
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+
+export type Env = Record<string, string | undefined>;
+
+export function stateDir(env: Env = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".local", "state");
+  return join(base, "verdict");
+}
+
+/** The decision log; rotated copies sit beside it as decisions.jsonl.1, .2 ... */
+export function decisionLogPath(env: Env = process.env): string {
+  return join(stateDir(env), "decisions.jsonl");
+}

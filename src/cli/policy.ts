@@ -65,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
     case "show":
       return show(flags, cwd);
     case "schema":
-      process.stdout.write(schemaText);
+      process.stdout.write(schemaText as unknown as string);
       return 0;
     case "test":
       return test(flags, cwd);

@@ -54,7 +54,7 @@ export function positionOf(text: string, path: (string | number)[], key = false)
       break;
     }
   }
-  const offset = found?.range?.[0];
+  const offset = (found as { range?: [number, number, number] | null } | undefined)?.range?.[0];
   if (offset === undefined) return undefined;
   const where = lineCounter.linePos(offset);
   return { line: where.line, column: where.col };

@@ -149,7 +149,7 @@ export type ActDefinition = z.output<typeof Act>;
  * A layer is a policy with every map key optional, at any depth; lists and
  * the entries of lists stay whole. `extends` names a file this layer builds on.
  */
-export const PolicyLayer = deepPartial(Policy).extend({
+export const PolicyLayer = (deepPartial(Policy) as z.ZodObject).extend({
   extends: z.string().min(1).optional().describe("A policy file this one builds on, relative to this file."),
 });
 export type PolicyLayer = z.input<typeof PolicyLayer>;

@@ -35,7 +35,7 @@ const MEMORY_UNITS: Record<string, number> = {
 /** Megabytes (10^6 bytes) in a memory size the schema already accepted. */
 export function megabytes(text: string): number {
   const match = /^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]+)$/.exec(text);
-  const unit = match?.[2] && MEMORY_UNITS[match[2]];
+  const unit = match?.[2] === undefined ? undefined : MEMORY_UNITS[match[2]];
   if (!match || unit === undefined) {
     throw new Error(`not a memory size: ${JSON.stringify(text)} (write a number and a unit, such as 500MB or 3GB)`);
   }

@@ -24,7 +24,8 @@ type Explained = AjvError & { parentSchema?: SchemaNode; data?: unknown };
 
 let schema: unknown;
 function schemaAt(pointer: string): SchemaNode | undefined {
-  schema ??= JSON.parse(schemaText);
+  // A text import: Bun gives the file's text, whatever TypeScript infers for .json.
+  schema ??= JSON.parse(schemaText as unknown as string);
   let node: unknown = schema;
   for (const part of segmentsOf(pointer.replace(/^#/, ""))) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
   return node && typeof node === "object" ? (node as SchemaNode) : undefined;

@@ -122,7 +122,9 @@ export async function postWithRetries(
       clearTimeout(timer);
       how.signal?.removeEventListener("abort", stop);
       if (controller.signal.aborted) throw new AnswerError("timeout", `no answer within the deadline (attempt ${attempts})`);
-      throw new AnswerError("network", `cannot reach ${new URL(url).host}: ${(error as Error).message}`);
+      const code = (error as { code?: unknown }).code;
+      const said = typeof code === "string" && code ? code : (error as Error).message;
+      throw new AnswerError("network", `cannot reach ${new URL(url).host} (${said})`);
     }
     clearTimeout(timer);
     how.signal?.removeEventListener("abort", stop);

@@ -1,6 +1,144 @@
-/** verdict check-stop (placeholder until its issue lands). */
+/**
+ * verdict check-stop: judges a turn's end from the developer's latest
+ * requests (oldest first) and the assistant's final message, with the same
+ * function the hook adapters use.
+ */
+import { resolve } from "node:path";
+import type { TranscriptFacts } from "../answerers/turn-rules.ts";
+import { judgeTurnEnd } from "../judge/judge.ts";
+import { loadPolicy } from "../policy/load.ts";
+import { USAGE_EXIT, usageError } from "./common.ts";
+
+const HELP = `Usage: verdict check-stop --request TEXT... --final TEXT [options]
+
+Judges whether a turn may end: from the developer's latest requests (oldest
+first) and the assistant's final message, how did the turn end? The turn is
+refused (deny: the assistant is asked to go on) only when it is at least
+judge.thresholds.block_stop_at likely to have stopped early.
+
+  --request TEXT...    a developer request; repeat the flag or give several texts after it
+  --final TEXT         the assistant's final message ("-" reads it from stdin)
+  --ran COMMAND        a command the turn ran that succeeded (transcript evidence, in order)
+  --ran-failed COMMAND a command the turn ran that failed
+  --json               print the whole judgment as JSON
+  --rules-only         never ask a model (as VERDICT_MODE=rules)
+  --policy FILE        a policy layer on top of the others (as VERDICT_POLICY)
+  --cwd DIR            where to look for the repository's policy (default: here)
+
+Exit status: 0 the turn may end (pass), 1 the turn should go on (deny),
+2 a usage or policy error.`;
+
+type Parsed = {
+  requests: string[];
+  final?: string;
+  commands: TranscriptFacts["commands"];
+  json: boolean;
+  rulesOnly: boolean;
+  policy?: string;
+  cwd?: string;
+  help: boolean;
+};
+
+function parse(argv: string[]): Parsed | string {
+  const out: Parsed = { requests: [], commands: [], json: false, rulesOnly: false, help: false };
+  const value = (at: number, flag: string): string => {
+    const next = argv[at + 1];
+    if (next === undefined) throw new Error(`${flag} needs a value`);
+    return next;
+  };
+  try {
+    for (let at = 0; at < argv.length; at += 1) {
+      const arg = argv[at]!;
+      const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+      switch (flag) {
+        case "--request": {
+          if (inline !== undefined) {
+            out.requests.push(inline);
+            break;
+          }
+          let taken = 0;
+          while (at + 1 < argv.length && !argv[at + 1]!.startsWith("--")) {
+            out.requests.push(argv[at + 1]!);
+            at += 1;
+            taken += 1;
+          }
+          if (taken === 0) throw new Error("--request needs at least one text");
+          break;
+        }
+        case "--final":
+          out.final = inline ?? value(at++, flag);
+          break;
+        case "--ran":
+          out.commands.push({ command: inline ?? value(at++, flag), failed: false });
+          break;
+        case "--ran-failed":
+          out.commands.push({ command: inline ?? value(at++, flag), failed: true });
+          break;
+        case "--policy":
+          out.policy = inline ?? value(at++, flag);
+          break;
+        case "--cwd":
+          out.cwd = inline ?? value(at++, flag);
+          break;
+        case "--json":
+          out.json = true;
+          break;
+        case "--rules-only":
+          out.rulesOnly = true;
+          break;
+        case "--help":
+        case "-h":
+          out.help = true;
+          break;
+        default:
+          throw new Error(`unknown option ${JSON.stringify(arg)}`);
+      }
+    }
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return out;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  void argv;
-  console.error("verdict: check-stop is not built yet");
-  return 2;
+  // performance.now() counts from the process's start: the deadline does too.
+  const startedAt = 0;
+  const parsed = parse(argv);
+  if (typeof parsed === "string") return usageError(parsed, HELP);
+  if (parsed.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (parsed.final === undefined) return usageError("--final is required", HELP);
+  if (parsed.requests.length === 0) return usageError("at least one --request is required", HELP);
+  const final = parsed.final === "-" ? await Bun.stdin.text() : parsed.final;
+
+  const cwd = resolve(parsed.cwd ?? process.cwd());
+  const result = loadPolicy({ cwd, file: parsed.policy });
+  if (!result.ok) {
+    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
+    return USAGE_EXIT;
+  }
+  const judgment = await judgeTurnEnd(
+    {
+      requests: parsed.requests,
+      final,
+      transcript: parsed.commands.length > 0 ? { commands: parsed.commands } : undefined,
+      cwd,
+      host: "cli",
+      event: "check-stop",
+      startedAt,
+      rulesOnly: parsed.rulesOnly,
+    },
+    result.loaded,
+  );
+  if (parsed.json) {
+    console.log(JSON.stringify(judgment, null, 2));
+  } else {
+    console.log(`${judgment.verdict}: ${judgment.line}`);
+    if (judgment.modelNotUsed && judgment.modelNotUsedKind !== "off" && !judgment.line.includes(judgment.modelNotUsed)) {
+      console.log(`  (${judgment.modelNotUsed})`);
+    }
+  }
+  return judgment.verdict === "deny" ? 1 : 0;
 }

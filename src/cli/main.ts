@@ -54,5 +54,13 @@ async function main(argv: string[]): Promise<number> {
   return module.main(rest);
 }
 
-const code = await main(process.argv.slice(2));
-process.exitCode = code;
+// No top-level await: it makes the module asynchronous, which costs about 1.5 ms at every start.
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`verdict: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 70;
+  },
+);

@@ -7,7 +7,7 @@
  * no host mistakes a crash for "no hook ran".
  */
 import { writeSync } from "node:fs";
-import { DEFAULT_HOSTS, fallbackReply, runHook, type EventKind, type HookOutcome } from "../hosts/hook.ts";
+import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
@@ -64,24 +64,34 @@ export async function main(argv: string[]): Promise<number> {
     process.exit(0);
   };
   let timer = setTimeout(onDeadline, deadlineMs(settings));
+  const rearm = (hosts: HostsSettings): void => {
+    settings = hosts;
+    clearTimeout(timer);
+    timer = setTimeout(onDeadline, deadlineMs(hosts));
+  };
 
   try {
-    const raw = await readStdin();
     const { loadPolicy } = await import("../policy/index.ts");
+    // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
+    // deadline is the policy's even when the payload is slow or never ends.
+    const here = process.cwd();
+    const early = loadPolicy({ cwd: here });
+    if (early.ok) rearm(early.loaded.policy.hosts);
+    let received = "";
+    const raw = await readStdin((chunk) => {
+      received += chunk;
+      if (kind === "unknown") kind = sniffKind(received);
+    });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
-      loadPolicy: (cwd) => loadPolicy({ cwd }),
-      loadDefaultPolicy: () => loadPolicy({ cwd: process.cwd(), env: {} }),
+      loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
+      loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
       startedAt,
       stateDir: stateDir(),
       onKind: (k) => (kind = k),
-      onSettings: (hosts) => {
-        settings = hosts;
-        clearTimeout(timer);
-        timer = setTimeout(onDeadline, deadlineMs(hosts));
-      },
+      onSettings: rearm,
     });
     answer(outcome);
   } catch (error) {
@@ -90,8 +100,12 @@ export async function main(argv: string[]): Promise<number> {
   return answered ? 0 : USAGE_EXIT;
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(onChunk: (text: string) => void): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  for await (const chunk of process.stdin) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(buffer);
+    onChunk(buffer.toString("utf8"));
+  }
   return Buffer.concat(chunks).toString("utf8");
 }

@@ -1,6 +1,187 @@
-/** verdict run (placeholder until its issue lands). */
+/**
+ * verdict run: carries out a natural-language request with a model that can
+ * call one shell tool, checking every call (docs/task.md).
+ */
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { loadPolicy } from "../policy/load.ts";
+import { evidencePath, runsDir, writeEvidence, type Evidence } from "../task/evidence.ts";
+import { runTask } from "../task/loop.ts";
+import { OUTCOME_TABLE, type CancelSignal, type Outcome } from "../task/outcome.ts";
+import { resolveSettings, SETTING_FLAGS } from "../task/settings.ts";
+import { USAGE_EXIT, usageError } from "./common.ts";
+
+const HELP = `Usage: verdict run [options] "request"
+
+Sends the request, verbatim, to an OpenAI-compatible chat endpoint (Formal AI
+by default) that can call one tool, a shell command. Every call is checked by
+the effect policy and the judge, runs without a shell, is fingerprinted and,
+when it writes, read back. The evidence is written as JSON to
+$XDG_STATE_HOME/verdict/runs/ and its path printed.
+
+Options (each overrides the policy's task: key and its VERDICT_TASK_* variable):
+  --endpoint URL                   task.endpoint            VERDICT_TASK_ENDPOINT
+  --model NAME                     task.model               VERDICT_TASK_MODEL
+  --key-env NAME                   task.key_env             VERDICT_TASK_KEY_ENV
+  --effects MODE                   task.effects             VERDICT_TASK_EFFECTS (read-only, workspace, any)
+  --max-tool-calls N               task.max_tool_calls      VERDICT_TASK_MAX_TOOL_CALLS
+  --run-within DURATION            task.run_within          VERDICT_TASK_RUN_WITHIN
+  --call-within DURATION           task.call_within         VERDICT_TASK_CALL_WITHIN
+  --request-within DURATION        task.request_within      VERDICT_TASK_REQUEST_WITHIN
+  --grace DURATION                 task.grace               VERDICT_TASK_GRACE
+  --max-output SIZE                task.max_output          VERDICT_TASK_MAX_OUTPUT
+  --max-fingerprint-entries N      task.max_fingerprint_entries  VERDICT_TASK_MAX_FINGERPRINT_ENTRIES
+  --mirror auto|on|off             task.mirror              VERDICT_TASK_MIRROR
+  --policy FILE                    a policy layer on top of the others
+  --json                           print the evidence on stdout instead of progress lines
+
+Exit status:
+${OUTCOME_TABLE.map(([status, code, meaning]) => `  ${code.padEnd(19)} ${status}: ${meaning}`).join("\n")}
+  2                   a usage or policy error`;
+
+type Parsed = { request: string; json: boolean; policy?: string; flags: Map<string, string> };
+
+function parseArgs(argv: string[]): Parsed | { help: true } | { error: string } {
+  const flags = new Map<string, string>();
+  const words: string[] = [];
+  let json = false;
+  let policy: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      words.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "--help" || arg === "-h") return { help: true };
+    if (arg === "--json") {
+      json = true;
+      continue;
+    }
+    if (arg === "--no-mirror") {
+      flags.set("--mirror", "off");
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    if (name === "--policy" || SETTING_FLAGS.has(name)) {
+      const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined) return { error: `${name} needs a value` };
+      if (name === "--policy") policy = value;
+      else flags.set(name, value);
+      continue;
+    }
+    if (arg.startsWith("-") && arg.length > 1) return { error: `unknown option ${arg}` };
+    words.push(arg);
+  }
+  const request = words.join(" ").trim();
+  if (!request) return { error: "no request given" };
+  return { request, json, policy, flags };
+}
+
 export async function main(argv: string[]): Promise<number> {
-  void argv;
-  console.error("verdict: run is not built yet");
-  return 2;
+  const parsed = parseArgs(argv);
+  if ("help" in parsed) {
+    console.log(HELP);
+    return 0;
+  }
+  if ("error" in parsed) return usageError(`run: ${parsed.error}`, 'Usage: verdict run [options] "request" (verdict run --help for more)');
+  const env = process.env;
+  let cwd: string;
+  try {
+    cwd = realpathSync(process.cwd());
+  } catch (error) {
+    console.error(`verdict: run: the working directory cannot be resolved: ${(error as Error).message}`);
+    return USAGE_EXIT;
+  }
+  const loaded = loadPolicy({ cwd, file: parsed.policy, env });
+  if (!loaded.ok) {
+    console.error(`verdict: the policy cannot be used:\n${loaded.error.message}`);
+    return USAGE_EXIT;
+  }
+  const resolved = resolveSettings(loaded.loaded.policy.task, env, parsed.flags);
+  if (!resolved.ok) return usageError(`run: ${resolved.error}`);
+  const { settings } = resolved;
+
+  const runId = randomUUID();
+  const startedAt = new Date();
+  const started = performance.now();
+  const apiKey = settings.keyEnv ? env[settings.keyEnv] || undefined : undefined;
+  const toolEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && name !== settings.keyEnv) toolEnv[name] = value;
+  Object.assign(toolEnv, loaded.loaded.policy.task.env, { VERDICT_RUN_ID: runId });
+
+  const evidence: Evidence = {
+    version: 1,
+    kind: "verdict-run",
+    runId,
+    request: parsed.request,
+    cwd,
+    startedAt: startedAt.toISOString(),
+    endedAt: null,
+    durationMs: null,
+    endpoint: settings.endpoint,
+    model: settings.model,
+    keyEnv: settings.keyEnv,
+    keySent: apiKey !== undefined,
+    policyDigest: loaded.loaded.digest,
+    effectsMode: settings.bounds.effects,
+    bounds: { ...settings.bounds, from: settings.from },
+    fingerprint: { initial: null, final: null },
+    steps: [],
+    effects: { added: [], removed: [], changed: [], complete: true },
+    finalAnswer: null,
+    outcome: null,
+    evidencePath: evidencePath(runsDir(env), runId, startedAt),
+  };
+
+  const abort = new AbortController();
+  let caught: CancelSignal | undefined;
+  const onSignal = (signal: CancelSignal) => () => {
+    if (caught) return;
+    caught = signal;
+    abort.abort();
+  };
+  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => [signal, onSignal(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+
+  const note = parsed.json ? () => {} : (line: string) => console.log(line);
+  note(`verdict run ${runId}: ${settings.endpoint} (model ${settings.model}), effects ${settings.bounds.effects}, in ${cwd}`);
+  let outcome: Outcome;
+  try {
+    outcome = await runTask({
+      runId,
+      request: parsed.request,
+      cwd,
+      toolEnv,
+      bounds: settings.bounds,
+      client: { endpoint: settings.endpoint, model: settings.model, apiKey, keyEnv: settings.keyEnv },
+      loaded: loaded.loaded,
+      mirror: settings.mirror === "on" || (settings.mirror === "auto" && process.stderr.isTTY === true),
+      interactive: !parsed.json && process.stdin.isTTY === true && process.stderr.isTTY === true,
+      note,
+      signal: abort.signal,
+      cancelSignal: () => caught,
+      deadline: started + settings.bounds.runWithinMs,
+      evidence,
+    });
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  }
+  evidence.endedAt = new Date().toISOString();
+  evidence.durationMs = Math.round(performance.now() - started);
+  let saved = true;
+  try {
+    writeEvidence(evidence);
+  } catch (error) {
+    saved = false;
+    console.error(`verdict: run: cannot write the evidence to ${evidence.evidencePath}: ${(error as Error).message}`);
+  }
+  if (parsed.json) {
+    console.log(JSON.stringify(evidence, null, 2));
+  } else {
+    console.log(`${outcome.status} (exit ${outcome.exitCode}): ${outcome.message}`);
+    for (const obligation of outcome.remainingObligations) console.log(`  remaining: ${obligation}`);
+    if (saved) console.log(`evidence: ${evidence.evidencePath}`);
+  }
+  return outcome.exitCode;
 }

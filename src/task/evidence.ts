@@ -1,0 +1,139 @@
+/**
+ * The evidence of a run: what was asked, every response and every call with
+ * its checks, receipt and observed effects, and the outcome. It is written
+ * atomically (a temporary file in the same directory, flushed, then renamed)
+ * to $XDG_STATE_HOME/verdict/runs/, after every step and once more at the
+ * end, so an interrupted run still leaves a whole document behind.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { EffectDiff } from "./fingerprint.ts";
+import type { Outcome } from "./outcome.ts";
+
+export const EVIDENCE_VERSION = 1;
+
+/** Characters of model text and tool output kept in the evidence per field. */
+export const PREVIEW_CHARS = 2000;
+
+export type ResponseStep = {
+  kind: "response";
+  turn: number;
+  at: string;
+  durationMs: number;
+  httpStatus: number;
+  id?: string;
+  finishReason: string | null;
+  handler?: string;
+  content: string;
+  toolCalls: { id: string; name: string; command: string }[];
+  toolRefusal?: string;
+};
+
+export type RequestFailureStep = {
+  kind: "request-failed";
+  turn: number;
+  at: string;
+  durationMs: number;
+  reason: string;
+  message: string;
+  httpStatus?: number;
+  body?: string;
+};
+
+export type Check = { name: string; passed: boolean; detail: string; [key: string]: unknown };
+
+export type ToolStep = {
+  kind: "tool";
+  turn: number;
+  call: number;
+  id: string;
+  command: string;
+  /** ran: it was executed; refused: a check stopped it; not-run: an earlier call in the turn ended the run. */
+  decision: "ran" | "refused" | "not-run";
+  /** Every check in order, the failing one last when it was refused. */
+  checks: Check[];
+  argv?: string[];
+  effectClass?: "read" | "write" | "unknown";
+  act?: string;
+  targets?: unknown[];
+  receipt?: Record<string, unknown>;
+  stdout?: string;
+  stderr?: string;
+  effects?: EffectDiff;
+  /** A read that changed the working directory. */
+  unexpectedEffects?: boolean;
+  verification?: unknown;
+  /** The tool message sent back (or that would have been). */
+  toolResult?: string;
+};
+
+export type Evidence = {
+  version: number;
+  kind: "verdict-run";
+  runId: string;
+  request: string;
+  cwd: string;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  endpoint: string;
+  model: string;
+  keyEnv: string;
+  keySent: boolean;
+  policyDigest: string;
+  effectsMode: string;
+  bounds: Record<string, unknown>;
+  fingerprint: { initial: FingerprintSummary | null; final: FingerprintSummary | null };
+  steps: (ResponseStep | RequestFailureStep | ToolStep)[];
+  /** The net change to the working directory over the whole run. */
+  effects: EffectDiff;
+  finalAnswer: string | null;
+  outcome: Outcome | null;
+  evidencePath: string;
+};
+
+export type FingerprintSummary = { entries: number; complete: boolean; digest: string; problems: string[] };
+
+export function stateDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "verdict");
+}
+
+export function runsDir(env: Record<string, string | undefined>): string {
+  return join(stateDir(env), "runs");
+}
+
+/** `runs/2026-11-29T15-20-52Z-<run id>.json`: sorts by time, unique by id. */
+export function evidencePath(dir: string, runId: string, startedAt: Date): string {
+  const stamp = startedAt.toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  return join(dir, `${stamp}-${runId}.json`);
+}
+
+export function writeEvidence(evidence: Evidence): void {
+  const path = evidence.evidencePath;
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, "w", 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(evidence, null, 2)}\n`);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    try {
+      unlinkSync(temporary);
+    } catch {
+      /* already gone */
+    }
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, path);
+}
+
+/** The first PREVIEW_CHARS characters, with a count of the rest. */
+export function preview(text: string, chars = PREVIEW_CHARS): string {
+  const all = [...text];
+  if (all.length <= chars) return text;
+  return `${all.slice(0, chars).join("")}… [${all.length - chars} more chars]`;
+}

@@ -1,0 +1,509 @@
+/**
+ * The task loop. The request goes to the endpoint verbatim; the model
+ * decides what to observe and which commands to run. Each call passes the
+ * effect policy, then the judge (an ask goes to `decideAsk`), runs, and its
+ * receipt goes back; the working directory is fingerprinted around it and a
+ * write is read back. The run ends at the model's final answer, its "did not
+ * understand", or at a bound, a refusal, a protocol error or a cancellation.
+ * A refused call ends the run: nothing after it runs.
+ */
+import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
+import type { LoadedPolicy } from "../policy/load.ts";
+import { decideAsk } from "./ask.ts";
+import { complete, type ChatMessage, type ClientOptions, type ToolCall } from "./client.ts";
+import { evaluateEffects, recordRead, recordWrite, type EffectContext, type EffectsMode } from "./effects.ts";
+import { preview, writeEvidence, type Evidence, type ToolStep } from "./evidence.ts";
+import {
+  accumulate,
+  describeEffects,
+  diffFingerprints,
+  emptyDiff,
+  fingerprint,
+  fingerprintDigest,
+  hasEffects,
+  type EffectDiff,
+  type Fingerprint,
+} from "./fingerprint.ts";
+import { cancelled, completed, outcome, type CancelSignal, type Outcome } from "./outcome.ts";
+import { formatNotRun, formatReceipt } from "./result.ts";
+import { runArgv, type Receipt } from "./runner.ts";
+import { snapshotTargets, verifyClaims } from "./verify.ts";
+
+export type TaskBounds = {
+  maxToolCalls: number;
+  runWithinMs: number;
+  callWithinMs: number;
+  requestWithinMs: number;
+  graceMs: number;
+  maxOutputBytes: number;
+  maxFingerprintEntries: number;
+  effects: EffectsMode;
+};
+
+export type TaskOptions = {
+  runId: string;
+  request: string;
+  /** The working directory, links resolved. */
+  cwd: string;
+  /** The tool calls' environment (verdict's own, minus the key, plus the task's variables). */
+  toolEnv: Record<string, string>;
+  bounds: TaskBounds;
+  client: ClientOptions;
+  loaded: LoadedPolicy;
+  /** Copy each call's output live to stderr. */
+  mirror: boolean;
+  interactive: boolean;
+  /** A progress line for a person (silent under --json). */
+  note: (line: string) => void;
+  /** Aborted on SIGINT, SIGTERM or SIGHUP; `cancelSignal` says which. */
+  signal: AbortSignal;
+  cancelSignal: () => CancelSignal | undefined;
+  /** `performance.now()` past which the run's time is spent. */
+  deadline: number;
+  evidence: Evidence;
+};
+
+/** A call's result: the run goes on with a tool message, or ends with an outcome. */
+type CallResult = { kind: "continue"; status: number; toolResult: string } | { kind: "end"; outcome: Outcome; toolResult?: string };
+
+type RunState = {
+  messages: ChatMessage[];
+  effect: EffectContext;
+  total: EffectDiff;
+  callsRun: number;
+  callsSeen: number;
+  lastStatus?: number;
+  lastCommand?: string;
+  history: string[];
+  obligations: string[];
+};
+
+export async function runTask(options: TaskOptions): Promise<Outcome> {
+  const { evidence } = options;
+  const initial = fingerprint(options.cwd, options.bounds.maxFingerprintEntries);
+  evidence.fingerprint.initial = summary(initial);
+  save(options);
+  const state: RunState = {
+    messages: [{ role: "user", content: options.request }],
+    effect: { cwd: options.cwd, mode: options.bounds.effects, observed: new Set(), policy: options.loaded.policy },
+    total: emptyDiff(),
+    callsRun: 0,
+    callsSeen: 0,
+    history: [],
+    obligations: [],
+  };
+  let result: Outcome;
+  try {
+    result = await loop(options, state);
+  } catch (error) {
+    result = outcome("protocol-error", "internal-error", `verdict failed during the run: ${(error as Error).message ?? String(error)}`, [
+      "verdict stopped unexpectedly; the call in progress (if any) may have done part of its work",
+    ]);
+  }
+  const final = fingerprint(options.cwd, options.bounds.maxFingerprintEntries);
+  evidence.fingerprint.final = summary(final);
+  evidence.effects = state.total;
+  evidence.outcome = result;
+  return result;
+}
+
+async function loop(options: TaskOptions, state: RunState): Promise<Outcome> {
+  const { bounds, evidence } = options;
+  for (let turn = 1; ; turn++) {
+    const signal = options.cancelSignal();
+    if (signal) return cancelled(signal, "before the next request");
+    const left = options.deadline - performance.now();
+    if (left <= 0) return runTimeSpent(bounds);
+    const started = performance.now();
+    const at = new Date().toISOString();
+    const reply = await complete(options.client, state.messages, {
+      timeoutMs: Math.min(bounds.requestWithinMs, left),
+      limitIsRunTime: left < bounds.requestWithinMs,
+      signal: options.signal,
+    });
+    const durationMs = Math.round(performance.now() - started);
+    const cancelledBy = options.cancelSignal();
+    if (cancelledBy) {
+      evidence.steps.push({ kind: "request-failed", turn, at, durationMs, reason: "cancelled", message: "the request was cancelled" });
+      return cancelled(cancelledBy, "while waiting for the model");
+    }
+    if (!reply.ok) {
+      const { failure } = reply;
+      evidence.steps.push({ kind: "request-failed", turn, at, durationMs, reason: failure.reason, message: failure.message, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}), ...(failure.body ? { body: failure.body } : {}) });
+      save(options);
+      const remaining = ["the model did not finish the task", ...ranSoFar(state)];
+      if (failure.kind === "budget-exhausted") return outcome("budget-exhausted", failure.reason, failure.message, remaining);
+      if (failure.kind === "protocol-error") return outcome("protocol-error", failure.reason, failure.message, remaining);
+      return outcome("unavailable", failure.reason, failure.message, remaining);
+    }
+    const response = reply.completion;
+    evidence.steps.push({
+      kind: "response",
+      turn,
+      at,
+      durationMs,
+      httpStatus: response.httpStatus,
+      ...(response.id ? { id: response.id } : {}),
+      finishReason: response.finishReason,
+      ...(response.handler !== undefined ? { handler: response.handler } : {}),
+      content: preview(response.content),
+      toolCalls: response.toolCalls.map((call, index) => ({ ...call, id: call.id || syntheticId(turn, index) })),
+      ...(response.toolRefusal ? { toolRefusal: response.toolRefusal.kind } : {}),
+    });
+    save(options);
+
+    if (response.toolCalls.length === 0) return finish(options, state, response.content, response.handler, response.toolRefusal);
+
+    if (response.content.trim()) options.note(`model: ${oneLine(response.content)}`);
+    const calls = response.toolCalls.map((call, index) => ({ ...call, id: call.id || syntheticId(turn, index) }));
+    state.messages.push({
+      role: "assistant",
+      content: response.content,
+      tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify({ command: call.command }) } })),
+    });
+    for (const [index, call] of calls.entries()) {
+      state.callsSeen++;
+      const result =
+        state.callsSeen > bounds.maxToolCalls
+          ? overBudget(options, turn, call, bounds)
+          : await runCall(options, state, turn, call);
+      if (result.kind === "end") {
+        if (result.outcome.status === "refused" && result.toolResult !== undefined) {
+          await reportRefusal(options, state, turn, calls, index, result.toolResult);
+        }
+        markNotRun(options, turn, calls.slice(index + 1), state.callsSeen);
+        return result.outcome;
+      }
+      state.lastStatus = result.status;
+      state.lastCommand = call.command;
+      state.messages.push({ role: "tool", tool_call_id: call.id, content: result.toolResult });
+    }
+  }
+}
+
+/** The model answered without tool calls: what that means depends on what ran before. */
+function finish(
+  options: TaskOptions,
+  state: RunState,
+  content: string,
+  handler: string | undefined,
+  toolRefusal: { kind: string; text: string } | undefined,
+): Outcome {
+  const { evidence } = options;
+  evidence.finalAnswer = content;
+  if (content.trim()) options.note(`model: ${content.trim()}`);
+  if (toolRefusal) {
+    const fix =
+      toolRefusal.kind === "agent-mode-required"
+        ? "start the server with agent mode (formal-ai serve --agent-mode, or FORMAL_AI_AGENT_MODE=1) in an isolated environment"
+        : "grant the shell tool class in the server's installed packages";
+    return outcome("unavailable", toolRefusal.kind, `the model's server refuses to call tools: ${oneLine(toolRefusal.text)}`, [fix, ...ranSoFar(state)]);
+  }
+  if ((handler === "unknown" || handler === "fallback") && state.callsRun === 0) {
+    return outcome("unsupported", "not-understood", "the model did not understand the request; no tool ran", [
+      "rephrase the request, or carry it out another way",
+    ]);
+  }
+  if (state.lastStatus === undefined) {
+    return outcome("answered", "answered", "the model answered without calling a tool");
+  }
+  const last = state.lastStatus;
+  const what =
+    last === 0
+      ? `finished after ${state.callsRun} tool call${state.callsRun === 1 ? "" : "s"}`
+      : `finished after ${state.callsRun} tool call${state.callsRun === 1 ? "" : "s"}; the last (${state.lastCommand}) exited with ${last}`;
+  const remaining = [...state.obligations];
+  if (last !== 0) remaining.unshift(`the last tool call failed: ${state.lastCommand} exited with ${last}`);
+  if (!state.total.complete) remaining.push("the working directory's fingerprint was incomplete: changes beyond it were not observed");
+  return completed(last, `${what}; ${describeEffects(state.total)}`, remaining);
+}
+
+async function runCall(options: TaskOptions, state: RunState, turn: number, call: ToolCall): Promise<CallResult> {
+  const { evidence, bounds, cwd } = options;
+  const step: ToolStep = { kind: "tool", turn, call: state.callsSeen, id: call.id, command: call.command, decision: "not-run", checks: [] };
+  evidence.steps.push(step);
+  const refuse = (reason: string, message: string): CallResult => {
+    const toolResult = formatNotRun({ status: "refused", reason, message, command: call.command });
+    step.decision = "refused";
+    step.toolResult = toolResult;
+    options.note(`refused: ${call.command}\n  ${message}`);
+    save(options);
+    return {
+      kind: "end",
+      toolResult,
+      outcome: outcome("refused", reason, `refused ${call.command}: ${message}`, [
+        "the refused call did not run, and nothing after it ran",
+        ...ranSoFar(state),
+      ]),
+    };
+  };
+
+  const effects = evaluateEffects(call.command, state.effect);
+  step.checks.push(...effects.checks);
+  if (effects.plan) {
+    step.argv = effects.plan.argv;
+    step.effectClass = effects.plan.effectClass;
+    if (effects.plan.act) step.act = effects.plan.act;
+    if (effects.plan.write.known) step.targets = effects.plan.write.targets;
+  }
+  if (!effects.allowed) return refuse(effects.reason, effects.message);
+  const plan = effects.plan;
+
+  const judgment = await judge(options, call.command);
+  const judged = { verdict: judgment.verdict, line: judgment.line, answerer: judgment.answerer, ...(judgment.rule ? { rule: judgment.rule.id } : {}) };
+  if (judgment.verdict === "deny") {
+    step.checks.push({ name: "judge", passed: false, detail: judgment.line, ...judged });
+    return refuse("judge-deny", `the judge denies it: ${judgment.line}`);
+  }
+  if (judgment.verdict === "ask") {
+    step.checks.push({ name: "judge", passed: true, detail: `asks for approval: ${judgment.line}`, ...judged });
+    const decision = await decideAsk(
+      { command: call.command, argv: plan.argv, cwd, toolCallId: call.id, callNumber: state.callsSeen },
+      judgment,
+      { runId: options.runId, request: options.request, history: [...state.history], loaded: options.loaded, signal: options.signal, interactive: options.interactive, note: options.note },
+    );
+    const cancelledBy = options.cancelSignal();
+    if (cancelledBy) {
+      step.checks.push({ name: "approval", passed: false, detail: "cancelled while waiting for approval" });
+      step.decision = "not-run";
+      save(options);
+      return { kind: "end", outcome: cancelled(cancelledBy, "while waiting for an approval") };
+    }
+    if (decision.decision === "refused") {
+      step.checks.push({ name: "approval", passed: false, detail: decision.message, ...decision });
+      return refuse(decision.reason === "approvals-unavailable" ? "judge-ask" : decision.reason, decision.message);
+    }
+    step.checks.push({ name: "approval", passed: true, detail: `approved${decision.by ? ` by ${decision.by}` : ""}`, ...decision });
+  } else {
+    step.checks.push({ name: "judge", passed: true, detail: judgment.line, ...judged });
+  }
+
+  options.note(`[${state.callsSeen}] ${call.command}`);
+  const before = fingerprint(cwd, bounds.maxFingerprintEntries);
+  const claims = plan.write.known ? plan.write.claims : [];
+  const targetsBefore = snapshotTargets(claims);
+  const left = options.deadline - performance.now();
+  const receipt = await runArgv({
+    argv: plan.argv,
+    cwd,
+    env: { ...options.toolEnv, ...plan.env, VERDICT_RUN_CALL: String(state.callsSeen) },
+    timeoutMs: Math.max(1, Math.min(bounds.callWithinMs, left)),
+    maxOutputBytes: bounds.maxOutputBytes,
+    graceMs: bounds.graceMs,
+    signal: options.signal,
+    ...(options.mirror ? { mirror: (_stream, chunk) => void process.stderr.write(chunk) } : {}),
+  });
+  const after = fingerprint(cwd, bounds.maxFingerprintEntries);
+  const diff = diffFingerprints(before, after);
+  state.total = accumulate(state.total, diff);
+  state.callsRun++;
+  state.history.push(call.command);
+  step.decision = "ran";
+  step.receipt = receiptFields(receipt);
+  step.stdout = preview(receipt.stdout.text);
+  step.stderr = preview(receipt.stderr.text);
+  step.effects = diff;
+  evidence.effects = state.total;
+  const toolResult = formatReceipt(call.command, cwd, receipt);
+  step.toolResult = toolResult;
+  options.note(`    ${statusLine(receipt, plan.effectClass, diff)}`);
+  if (receipt.stdout.truncated || receipt.stderr.truncated) {
+    options.note(`    output truncated to ${bounds.maxOutputBytes} bytes per stream (head and tail kept)`);
+  }
+
+  const cancelledBy = options.cancelSignal();
+  if (cancelledBy) {
+    save(options);
+    return { kind: "end", outcome: cancelled(cancelledBy, `during ${call.command}`) };
+  }
+  if (receipt.timedOut) {
+    save(options);
+    const limit = Math.min(bounds.callWithinMs, Math.max(0, Math.round(left)));
+    const runTime = left < bounds.callWithinMs;
+    return {
+      kind: "end",
+      outcome: outcome(
+        "budget-exhausted",
+        runTime ? "run-time" : "call-timeout",
+        `${call.command} passed its time limit of ${limit} ms${runTime ? " (the run's time left)" : ""} and was stopped`,
+        ["the stopped call may have done part of its work", ...describeChanges(diff)],
+      ),
+    };
+  }
+  if (plan.effectClass === "read") {
+    if (receipt.spawnError === null) recordRead(plan, state.effect);
+    if (hasEffects(diff)) {
+      step.unexpectedEffects = true;
+      options.note(`    warning: the working directory changed during a read-only call (${describeEffects(diff)})`);
+      state.obligations.push(`review what the read-only call ${call.command} changed: ${describeEffects(diff)}`);
+    }
+  } else if (plan.effectClass === "write" && receipt.status === 0) {
+    const program = plan.write.program;
+    const verification = verifyClaims(claims, targetsBefore, cwd, program);
+    step.verification = verification;
+    if (verification.verified === false) {
+      save(options);
+      return {
+        kind: "end",
+        outcome: outcome("unverified", "readback-failed", `${call.command} exited 0, but reading back its targets shows: ${verification.detail}`, [
+          "the change could not be confirmed by reading it back; check the targets by hand",
+        ]),
+      };
+    }
+    if (verification.verified === true) {
+      recordWrite(plan, state.effect);
+      options.note(`    verified: ${verification.detail}`);
+    } else {
+      state.obligations.push(`${call.command} was not verified by readback (${verification.detail}): ${describeEffects(diff)}`);
+    }
+  }
+  save(options);
+  return { kind: "continue", status: receipt.status, toolResult };
+}
+
+async function judge(options: TaskOptions, command: string): Promise<CommandJudgment> {
+  return judgeCommand(
+    { command, cwd: options.cwd, startedAt: performance.now(), host: "run", event: "tool-call" } as Parameters<typeof judgeCommand>[0],
+    options.loaded,
+  );
+}
+
+function overBudget(options: TaskOptions, turn: number, call: ToolCall, bounds: TaskBounds): CallResult {
+  options.evidence.steps.push({
+    kind: "tool",
+    turn,
+    call: options.evidence.steps.filter((step) => step.kind === "tool").length + 1,
+    id: call.id,
+    command: call.command,
+    decision: "not-run",
+    checks: [{ name: "budget", passed: false, detail: `the run allows ${bounds.maxToolCalls} tool calls` }],
+  });
+  save(options);
+  return {
+    kind: "end",
+    outcome: outcome("budget-exhausted", "tool-calls", `the model asked for more than ${bounds.maxToolCalls} tool calls`, [
+      `the task did not finish within ${bounds.maxToolCalls} tool calls (task.max_tool_calls, VERDICT_TASK_MAX_TOOL_CALLS, --max-tool-calls)`,
+    ]),
+  };
+}
+
+/**
+ * Tells the server its call was refused (a JSON status it reads as an
+ * expected stop), so its dialog ends cleanly. Nothing in its reply runs; a
+ * failure here does not change the outcome.
+ */
+async function reportRefusal(options: TaskOptions, state: RunState, turn: number, calls: ToolCall[], index: number, refusal: string): Promise<void> {
+  const left = options.deadline - performance.now();
+  if (left <= 0 || options.cancelSignal()) return;
+  const messages: ChatMessage[] = [...state.messages, { role: "tool", tool_call_id: calls[index]!.id, content: refusal }];
+  for (const later of calls.slice(index + 1)) {
+    messages.push({
+      role: "tool",
+      tool_call_id: later.id,
+      content: formatNotRun({ status: "cancelled", reason: "earlier-call-refused", message: "not run: an earlier call in this turn was refused", command: later.command }),
+    });
+  }
+  const started = performance.now();
+  const at = new Date().toISOString();
+  const reply = await complete(options.client, messages, {
+    timeoutMs: Math.min(options.bounds.requestWithinMs, left, 10_000),
+    limitIsRunTime: false,
+    signal: options.signal,
+  });
+  const durationMs = Math.round(performance.now() - started);
+  if (reply.ok) {
+    options.evidence.steps.push({
+      kind: "response",
+      turn: turn + 1,
+      at,
+      durationMs,
+      httpStatus: reply.completion.httpStatus,
+      finishReason: reply.completion.finishReason,
+      ...(reply.completion.handler !== undefined ? { handler: reply.completion.handler } : {}),
+      content: preview(reply.completion.content),
+      toolCalls: reply.completion.toolCalls,
+      afterRefusal: true,
+    } as Evidence["steps"][number]);
+  } else {
+    options.evidence.steps.push({ kind: "request-failed", turn: turn + 1, at, durationMs, reason: reply.failure.reason, message: reply.failure.message, afterRefusal: true } as Evidence["steps"][number]);
+  }
+  save(options);
+}
+
+function markNotRun(options: TaskOptions, turn: number, calls: ToolCall[], seen: number): void {
+  for (const [offset, call] of calls.entries()) {
+    options.evidence.steps.push({
+      kind: "tool",
+      turn,
+      call: seen + offset + 1,
+      id: call.id,
+      command: call.command,
+      decision: "not-run",
+      checks: [{ name: "run-ended", passed: false, detail: "an earlier call in this turn ended the run" }],
+    });
+  }
+  if (calls.length > 0) save(options);
+}
+
+function runTimeSpent(bounds: TaskBounds): Outcome {
+  return outcome("budget-exhausted", "run-time", `the run's time (${bounds.runWithinMs} ms) is spent`, [
+    "the task did not finish within its time (task.run_within, VERDICT_TASK_RUN_WITHIN, --run-within)",
+  ]);
+}
+
+function ranSoFar(state: RunState): string[] {
+  if (state.callsRun === 0) return [];
+  return [`${state.callsRun} call${state.callsRun === 1 ? "" : "s"} ran before the end; they changed: ${describeEffects(state.total)}`, ...state.obligations];
+}
+
+function describeChanges(diff: EffectDiff): string[] {
+  return hasEffects(diff) ? [`it changed: ${describeEffects(diff)}`] : [];
+}
+
+function receiptFields(receipt: Receipt): Record<string, unknown> {
+  return {
+    startedAt: receipt.startedAt,
+    durationMs: receipt.durationMs,
+    exitCode: receipt.exitCode,
+    signal: receipt.signal,
+    status: receipt.status,
+    timedOut: receipt.timedOut,
+    cancelled: receipt.cancelled,
+    spawnError: receipt.spawnError,
+    stdoutBytes: receipt.stdout.bytes,
+    stderrBytes: receipt.stderr.bytes,
+    truncated: { stdout: receipt.stdout.truncated, stderr: receipt.stderr.truncated },
+  };
+}
+
+function statusLine(receipt: Receipt, effectClass: string, diff: EffectDiff): string {
+  const how = receipt.spawnError
+    ? receipt.spawnError
+    : receipt.timedOut
+      ? "stopped at its time limit"
+      : receipt.signal
+        ? `ended by ${receipt.signal}`
+        : `exit ${receipt.exitCode}`;
+  return `${how} · ${receipt.durationMs} ms · ${effectClass} · ${describeEffects(diff)}`;
+}
+
+function summary(print: Fingerprint) {
+  return { entries: print.entries.size, complete: print.complete, digest: fingerprintDigest(print), problems: print.problems };
+}
+
+function syntheticId(turn: number, index: number): string {
+  return `call_${turn}_${index + 1}`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+function save(options: TaskOptions): void {
+  try {
+    writeEvidence(options.evidence);
+  } catch {
+    /* reported once at the end, when the final write fails too */
+  }
+}

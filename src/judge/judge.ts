@@ -284,7 +284,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
 
   const provider = selection.provider;
-  const set = commandQuestions(policy, { command: input.command, cwd: input.cwd, projectRoot });
+  const set = commandQuestions(policy, { command: redacted, redacted: true, cwd: input.cwd, projectRoot });
   const kind = cwdKind(input.cwd, projectRoot, env);
   const asked = await ask(provider, set, redacted, kind, loaded, env, deadlineOf(policy, startedAt));
   const use = modelUse(provider, asked);

@@ -72,12 +72,18 @@ function withWhatRuns(policy: Policy, instruction: string): string {
   return `${instruction.trim()} ${policy.judge.instructions.what_runs.trim()}`;
 }
 
-export type CommandSubject = { command: string; cwd: string; projectRoot?: string };
+export type CommandSubject = {
+  command: string;
+  cwd: string;
+  projectRoot?: string;
+  /** The command has been through `redact` already (it is not redacted twice: a long line costs). */
+  redacted?: boolean;
+};
 
 /** The three questions about a command: which act, how hard to undo, how heavy. */
 export function commandQuestions(policy: Policy, subject: CommandSubject): QuestionSet<CommandQuestionIds> {
   const { shown, instructions } = policy.judge;
-  const command = redact(subject.command);
+  const command = subject.redacted ? subject.command : redact(subject.command);
   const state: Record<string, unknown> = {
     command: head(command, shown.command),
     working_directory: tail(redact(subject.cwd), shown.path),

@@ -7,7 +7,7 @@
 
 import type { Command, List, Redir, Word } from "./ast.ts";
 import { parseScript } from "./parser.ts";
-import { type Budget, COMMAND_LIMIT, ParseError, Source } from "./source.ts";
+import { type Budget, COMMAND_LIMIT, ParseError, position, Source } from "./source.ts";
 import { collectSubstitutions, isDynamic, type Positional, type Substitution, wordText } from "./text.ts";
 import type { ExecutedCommand, Redirect } from "./types.ts";
 import { type CwdChange, SHELLS, unwrapStep } from "./wrappers.ts";
@@ -38,6 +38,8 @@ export class Walker {
   private readonly active = new Set<string>();
 
   constructor(
+    /** The top-level line, for positions in error messages. */
+    private readonly line: string,
     private readonly maxDepth: number,
     private readonly budget: Budget,
   ) {}
@@ -150,7 +152,10 @@ export class Walker {
     }
 
     const first = words[0] as Word;
-    if (!isDynamic(first, pos) && argv[0] === "") throw new WalkError(`empty command name at offset ${first.start}`);
+    if (!isDynamic(first, pos) && argv[0] === "") {
+      const where = ctx.codeDepth === 0 ? position(this.line, first.start) : `in code run by ${ctx.via.at(-1)}`;
+      throw new WalkError(`${where}: empty command name`);
+    }
 
     // A call of a function defined earlier in the line runs its body.
     const fn = this.funcs.get(argv[0] as string);
@@ -227,8 +232,11 @@ export class Walker {
           continue;
         }
         if (step.k === "code") {
-          for (const k of step.consumed) consumed.add(k);
-          actions.push({ k: "code", code: step.code, label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional });
+          // `bash -c "$(cat <<EOF ... EOF)"`: the code is what a literal echo/printf/cat writes.
+          const only = step.consumed.length === 1 ? words[step.consumed[0] as number] : undefined;
+          const output = only === undefined ? undefined : this.substitutedOutput(only, ctx);
+          if (output === undefined) for (const k of step.consumed) consumed.add(k);
+          actions.push({ k: "code", code: output ?? step.code, label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional });
           return;
         }
         if (step.k === "stdin-shell") {
@@ -329,6 +337,22 @@ export class Walker {
       if (h !== undefined) return `${wordText(h.target, ctx.positional)}\n`;
     }
     return undefined;
+  }
+
+  /** The output of a word that is only `$(literal echo/printf/cat)`, trailing newlines removed as the shell does. */
+  private substitutedOutput(w: Word, ctx: Ctx): string | undefined {
+    let parts = w.parts;
+    if (parts.length === 1 && parts[0]?.k === "dq") parts = parts[0].parts;
+    const p = parts[0];
+    if (parts.length !== 1 || p?.k !== "cmd" || p.body.items.length !== 1) return undefined;
+    const pipes = p.body.items[0]?.pipes;
+    const cmd = pipes?.length === 1 && pipes[0]?.cmds.length === 1 ? pipes[0].cmds[0] : undefined;
+    if (cmd?.k !== "simple") return undefined;
+    const out = this.literalOutput(cmd, ctx);
+    if (out === undefined) return undefined;
+    let end = out.length;
+    while (end > 0 && out.charCodeAt(end - 1) === 10) end--;
+    return out.slice(0, end);
   }
 
   private emit(c: ExecutedCommand): void {

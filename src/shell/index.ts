@@ -15,7 +15,7 @@ export function parseCommandLine(line: string, opts?: { cwd?: string; maxDepth?:
   const budget = newBudget(line.length);
   try {
     const list = parseScript(new Source(line, 0, budget));
-    const walker = new Walker(opts?.maxDepth ?? DEFAULT_MAX_DEPTH, budget);
+    const walker = new Walker(line, opts?.maxDepth ?? DEFAULT_MAX_DEPTH, budget);
     walker.walkTop(list, opts?.cwd);
     return { ok: true, commands: walker.out, assignments: walker.assignments };
   } catch (e) {

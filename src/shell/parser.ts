@@ -58,7 +58,13 @@ function readHeredocs(s: Source): void {
       const nl = text.indexOf("\n", s.pos);
       const lineEnd = nl === -1 ? text.length : nl;
       let line = text.slice(s.pos, lineEnd);
-      if (h.strip) line = line.replace(/^\t+/, "");
+      const tabs = h.strip ? line.length - line.replace(/^\t+/, "").length : 0;
+      if (tabs > 0) line = line.slice(tabs);
+      // Inside $( ), bash also ends the body at `EOF)`, leaving the `)` to close the substitution.
+      if (s.substDepth > 0 && line.startsWith(h.delim) && line.charAt(h.delim.length) === ")") {
+        s.pos += tabs + h.delim.length;
+        break;
+      }
       s.pos = nl === -1 ? text.length : nl + 1;
       if (line === h.delim) break;
       body += line + "\n";
@@ -148,12 +154,15 @@ export function parseList(s: Source, stop: Stop, caseItem = false): List {
 }
 
 /** `$(` bodies and subshells: a list that must end with `)`. */
-export function parseNested(s: Source, close: ")", _label: string): List {
+export function parseNested(s: Source, close: ")", label: string): List {
   const start = s.pos;
   s.enter();
+  const subst = label !== "(";
+  if (subst) s.substDepth++;
   const body = parseList(s, close);
   if (s.peek() !== ")") s.fail("expected ')'", start);
   s.pos++;
+  if (subst) s.substDepth--;
   s.leave();
   return body;
 }

@@ -29,6 +29,8 @@ export class Source {
   pos = 0;
   depth: number;
   pending: PendingHeredoc[] = [];
+  /** How many `$(` are open: inside one, a here-document may end at a line like `EOF)`. */
+  substDepth = 0;
   constructor(
     readonly text: string,
     depth: number,

@@ -36,12 +36,14 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
   const text = s.text;
   let lit = "";
   let glob = false;
+  let bracket = false;
   let parenDepth = 0;
   const flush = () => {
     if (lit !== "") {
-      parts.push({ k: "lit", v: lit, glob: glob || hasBracketGlob(lit) });
+      parts.push({ k: "lit", v: lit, glob: glob || (bracket && hasBracketGlob(lit)) });
       lit = "";
       glob = false;
+      bracket = false;
     }
   };
   for (;;) {
@@ -50,6 +52,7 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
     while (i < text.length) {
       const c = text.charCodeAt(i);
       if (c < 128 && SPECIAL[c] === 1) break;
+      if (c === 91) bracket = true;
       i++;
     }
     if (i > s.pos) {

@@ -223,17 +223,54 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       if (next + 1 >= end) return { k: "self" }; // no remote command: a login
       return joined(argv, "ssh", next + 1, end);
     }
-    case "su": {
-      // su [options] [-c COMMAND] [user]: only -c runs code; without it su starts a login shell.
+    case "trap": {
+      // trap 'code' SIGNAL...: the code runs when the signal (or EXIT) arrives.
+      const code = argv[after];
+      if (code === undefined || after + 1 >= end || code === "" || code === "-" || code.startsWith("-")) return { k: "self" };
+      return { k: "code", label: "trap", code, consumed: [after] };
+    }
+    case "coproc":
+    case "unbuffer":
+    case "pkexec":
+      return wrapIf(readOptions(argv, after, end, { long: ["user"] }).next, name);
+    case "busybox":
+      // busybox APPLET args: the applet is the program that runs.
+      return wrapIf(after, "busybox");
+    case "fakeroot":
+      return wrapIf(readOptions(argv, after, end, { arg: "lsib", long: ["lib", "faked"] }).next, "fakeroot");
+    case "xvfb-run":
+      return wrapIf(readOptions(argv, after, end, { arg: "efnpsw", long: ["error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"] }).next, "xvfb-run");
+    case "chroot": {
+      // chroot NEWROOT [command]: without a command it starts an interactive shell.
+      const { next } = readOptions(argv, after, end, {});
+      return wrapIf(next + 1, "chroot", { cwd: { dir: undefined } });
+    }
+    case "flock": {
+      // flock [options] LOCKFILE command... | flock [options] LOCKFILE -c 'code'
+      const { next } = readOptions(argv, after, end, { arg: "wE", long: ["timeout", "wait", "conflict-exit-code"] });
+      const c = argv[next + 1];
+      if ((c === "-c" || c === "--command") && next + 2 < end) {
+        return { k: "code", label: "flock -c", code: argv[next + 2] as string, consumed: [next + 2] };
+      }
+      return wrapIf(next + 1, "flock");
+    }
+    case "su":
+    case "runuser": {
+      // su/runuser [options] [-c COMMAND] [user]: -c runs code; runuser -u USER runs a command; otherwise a login shell.
       for (let j = after; j < end; j++) {
         const a = argv[j] as string;
+        if (a === "--") break;
         if (a === "-c" || a === "--command") {
-          return j + 1 < end ? { k: "code", label: "su -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
+          return j + 1 < end ? { k: "code", label: `${name} -c`, code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
         }
-        if (a.startsWith("--command=")) return { k: "code", label: "su -c", code: a.slice(10), consumed: [j] };
+        if (a.startsWith("--command=")) return { k: "code", label: `${name} -c`, code: a.slice(10), consumed: [j] };
         if (/^-[a-zA-Z]*c./.test(a) && !a.startsWith("--")) {
-          return { k: "code", label: "su -c", code: a.slice(a.indexOf("c") + 1), consumed: [j] };
+          return { k: "code", label: `${name} -c`, code: a.slice(a.indexOf("c") + 1), consumed: [j] };
         }
+      }
+      if (name === "runuser") {
+        const { next, opts } = readOptions(argv, after, end, { arg: "ugGsw", long: ["user", "group", "supp-group", "shell", "whitelist-environment"] });
+        if (has(opts, "u", "user")) return wrapIf(next, "runuser");
       }
       return { k: "self" };
     }

@@ -168,6 +168,11 @@ describe("15 malformed inputs are errors", () => {
     ["rm x <", /expected a target after '<'/],
     ["esac", /^1:1: unexpected 'esac'/],
   ];
+  test("empty command names are errors too", () => {
+    expectError("'' rm -rf /", /^1:1: empty command name$/);
+    expectError('echo ok; "" x', /^1:10: empty command name$/);
+    expectError("bash -c '\"\" x'", /in code run by bash -c: empty command name/);
+  });
   for (const [line, message] of malformed) {
     test(JSON.stringify(line), () => {
       expectError(line, message);

@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import { answerTurnByRules, checkTurnRules } from "../../src/answerers/turn-rules.ts";
+import { judgeTurnEnd } from "../../src/judge/judge.ts";
+import { defaultPolicy } from "./helpers.ts";
+
+const loaded = defaultPolicy();
+const { policy } = loaded;
+const judge = (final: string, commands?: { command: string; failed: boolean }[]) =>
+  judgeTurnEnd({ requests: ["Do the work."], final, transcript: commands ? { commands } : undefined, rulesOnly: true, log: false }, loaded);
+
+describe("turn rules", () => {
+  test("the default policy's turn rules are well formed", () => {
+    expect(checkTurnRules(policy)).toEqual([]);
+  });
+
+  test("the default policy's turn examples hold on the rule engine", async () => {
+    expect(policy.examples.turns.length).toBeGreaterThan(0);
+    for (const example of policy.examples.turns) {
+      const judged = await judgeTurnEnd({ requests: example.requests, final: example.final, rulesOnly: true, log: false }, loaded);
+      expect({ final: example.final, verdict: judged.verdict }).toEqual({ final: example.final, verdict: example.verdict });
+    }
+  });
+
+  test("announcing next steps with no obstacle is refused", async () => {
+    for (const final of [
+      "I've added the parser. Next, I'll wire it into the CLI.",
+      "The schema is done. Now I will update the loader to use it.",
+      "Refactored the module. I'll now run the full test suite and fix what breaks.",
+      "Part one is in place. Let me continue with the migration.",
+    ]) {
+      const judged = await judge(final);
+      expect({ final, verdict: judged.verdict, rule: judged.rule?.id }).toEqual({ final, verdict: "deny", rule: "announces-next-steps" });
+    }
+  });
+
+  test("a finished turn, a question, a named obstacle or running work may end", async () => {
+    for (const final of [
+      "Done: the parser handles nested quotes now, with tests.",
+      "I'll leave the config as is. Everything asked for is in place.\n\nSummary of changes:\n- a\n- b",
+      "Should I also update the changelog?",
+      "I could not run the migration: psql fails with 'role \"app\" does not exist'. Next I'll need you to create the role.",
+      "The build is running in the background; I'll report back when it finishes.",
+      "I'll handle the docs in a follow-up PR.",
+      "",
+    ]) {
+      const judged = await judge(final);
+      expect({ final, verdict: judged.verdict }).toEqual({ final, verdict: "pass" });
+    }
+  });
+
+  test("where no rule is confident the answer is spread evenly", () => {
+    const answered = answerTurnByRules({ final: "Here is the summary of what changed." }, policy);
+    expect(answered.rule).toBeUndefined();
+    const values = Object.values(answered.answers.ending.probabilities);
+    expect(new Set(values).size).toBe(1);
+    expect(answered.answers.ending.source).toBe("rules");
+  });
+
+  test("claiming the tests pass when the last test command failed is refused, outright", async () => {
+    const judged = await judge("Fixed the off-by-one; all tests pass now.", [
+      { command: "npm test", failed: false },
+      { command: "git diff", failed: false },
+      { command: "npm test -- --watch=false", failed: true },
+    ]);
+    expect(judged.verdict).toBe("deny");
+    expect(judged.rule).toMatchObject({ id: "claims-tests-pass-after-a-failing-run", outright: true });
+    expect(judged.line).toContain("the last test command of the turn failed");
+  });
+
+  test("the same claim after a passing last run, or with no transcript, is not refused", async () => {
+    expect((await judge("All tests pass now.", [{ command: "cargo test", failed: true }, { command: "cargo test", failed: false }])).verdict).toBe("pass");
+    expect((await judge("All tests pass now.")).verdict).toBe("pass");
+    expect((await judge("All tests pass now.", [{ command: "ls", failed: true }])).verdict).toBe("pass");
+  });
+
+  test("rules with a bad pattern or no condition never apply, and are reported", () => {
+    const rule = { ending: "stopped-early", confidence: 0.99, reason: "r" };
+    const bad = { ...policy, turn_rules: [{ ...rule, id: "broken", final_matches: ["("] }, { ...rule, id: "empty" }] };
+    const problems = checkTurnRules(bad).join("\n");
+    expect(problems).toContain("broken: final_matches");
+    expect(problems).toContain("empty: has no condition");
+    expect(answerTurnByRules({ final: "((( anything" }, bad).rule).toBeUndefined();
+  });
+});

@@ -11,7 +11,7 @@ import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { cursor } from "./cursor.ts";
 import { gemini } from "./gemini.ts";
-import { transcriptFacts } from "./transcript.ts";
+import { transcriptFacts, type RanCommand } from "./transcript.ts";
 import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecision, type HookEvent, type HookReply, type HostName, type Payload, type TurnEndEvent } from "./types.ts";
 
 const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
@@ -31,7 +31,10 @@ export interface HookDeps {
   /** the embedded default policy alone, for a broken user policy's on_error */
   loadDefaultPolicy(): LoadResult;
   judgeCommand(input: { command: string; cwd: string; host: string; event: string; startedAt: number }, loaded: LoadedPolicy): Promise<CommandJudgment>;
-  judgeTurnEnd(input: { requests: string[]; final: string; host: string; startedAt: number }, loaded: LoadedPolicy): Promise<TurnJudgment>;
+  judgeTurnEnd(
+    input: { requests: string[]; final: string; host: string; event: string; cwd: string; startedAt: number; transcript?: { commands: RanCommand[] } },
+    loaded: LoadedPolicy,
+  ): Promise<TurnJudgment>;
   startedAt: number;
   stateDir: string;
   /** called as soon as the hosts settings are known (the CLI re-arms its deadline with them) */
@@ -192,7 +195,8 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
   const final = event.final ?? facts.final;
   if (final === undefined || final.trim() === "") return stop("no final message to judge");
 
-  const judgment = await deps.judgeTurnEnd({ requests, final, host: adapter.name, startedAt: deps.startedAt }, loaded);
+  const transcript = facts.commands && !facts.error ? { commands: facts.commands } : undefined;
+  const judgment = await deps.judgeTurnEnd({ requests, final, host: adapter.name, event: event.event, cwd: event.cwd, startedAt: deps.startedAt, transcript }, loaded);
   if (judgment.verdict !== "deny") {
     if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
     return stop(judgment.line, judgment);

@@ -10,7 +10,22 @@ export const TAIL_BYTES = 512 * 1024;
 /** How many of the latest requests are kept (oldest first). */
 export const MAX_REQUESTS = 3;
 
-export type TranscriptFacts = { requests: string[]; final?: string };
+/** A shell command run in the current turn (since the latest request), and whether it failed. */
+export type RanCommand = { command: string; failed: boolean; exitCode?: number };
+
+export type TranscriptFacts = { requests: string[]; final?: string; commands?: RanCommand[] };
+
+/** "Process exited with code N" (Codex), "Exit code N" (Claude Code's failed Bash results). */
+function exitCodeIn(text: string): number | undefined {
+  const match = /(?:Process exited with code|Exit code:?|exit code:?|exit status:?)\s*(-?\d+)/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("\n");
+  return "";
+}
 
 export function readTail(path: string, budget = TAIL_BYTES): { lines: string[]; cut: boolean } {
   const fd = openSync(path, "r");
@@ -49,6 +64,7 @@ function parseLines(lines: string[]): Record<string, any>[] {
 const HOST_TAG = /^\s*<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|environment_context|user_instructions|hook_prompt|session_context|skills_instructions|permissions instructions|user_shell_command|turn_aborted)\b[^>]*>[\s\S]*?<\/\1>\s*/;
 
 const INJECTED = [
+  /^verdict: /, // verdict's own continuation reasons (Gemini CLI sends them back as user text)
   /^Stop hook feedback:/,
   /^\[Your previous response had no visible output/,
   /^This session is being continued from a previous conversation/,
@@ -85,60 +101,125 @@ function latest(requests: string[]): string[] {
 export function claudeFacts(lines: string[]): TranscriptFacts {
   const requests: string[] = [];
   let final: string | undefined;
+  let commands: RanCommand[] = [];
+  const pending = new Map<string, string>();
   for (const record of parseLines(lines)) {
     if (record.isSidechain === true) continue;
     const message = record.message;
     const role = record.type ?? record.role ?? message?.role;
+    const content = message?.content ?? record.content;
     if (role === "user" && record.isMeta !== true) {
-      const content = message?.content ?? record.content;
-      if (Array.isArray(content) && content.some((block: any) => block?.type === "tool_result")) continue;
+      if (Array.isArray(content) && content.some((block: any) => block?.type === "tool_result")) {
+        for (const block of content) {
+          const command = block?.type === "tool_result" ? pending.get(block.tool_use_id) : undefined;
+          if (command === undefined) continue;
+          pending.delete(block.tool_use_id);
+          const exitCode = exitCodeIn(contentText(block.content));
+          commands.push({ command, failed: block.is_error === true || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+        }
+        continue;
+      }
       const text = textOf(content, ["text", "input_text"]);
       const own = text === undefined ? undefined : developerText(text);
-      if (own !== undefined) requests.push(own);
+      if (own !== undefined) {
+        requests.push(own);
+        commands = [];
+      }
     } else if (role === "assistant") {
-      const text = textOf(message?.content ?? record.content, ["text", "output_text"]);
+      if (Array.isArray(content)) {
+        for (const block of content) if (block?.type === "tool_use" && block.name === "Bash" && typeof block.input?.command === "string") pending.set(block.id, block.input.command);
+      }
+      const text = textOf(content, ["text", "output_text"]);
       if (text !== undefined && text.trim() !== "") final = text;
     }
   }
-  return { requests: latest(requests), final };
+  return { requests: latest(requests), final, commands };
 }
 
 /** Codex CLI's rollout JSONL. */
+function codexCommand(item: any): string | undefined {
+  let args: any;
+  try {
+    args = typeof item.arguments === "string" ? JSON.parse(item.arguments) : item.arguments;
+  } catch {
+    return undefined;
+  }
+  const value = args?.cmd ?? args?.command;
+  if (typeof value === "string") return value;
+  if (Array.isArray(value) && value.every((word) => typeof word === "string")) {
+    return value.length >= 3 && /(^|\/)(ba)?sh$/.test(value[0] as string) && value[1] === "-lc" ? value.slice(2).join(" ") : value.join(" ");
+  }
+  return undefined;
+}
+
 export function codexFacts(lines: string[]): TranscriptFacts {
   const requests: string[] = [];
   let final: string | undefined;
+  let commands: RanCommand[] = [];
+  const pending = new Map<string, string>();
   for (const record of parseLines(lines)) {
     if (record.type !== "response_item") continue;
     const item = record.payload;
+    if (item?.type === "function_call" && ["exec_command", "shell_command", "shell", "local_shell"].includes(item.name)) {
+      const command = codexCommand(item);
+      if (command !== undefined) pending.set(item.call_id, command);
+      continue;
+    }
+    if (item?.type === "function_call_output") {
+      const command = pending.get(item.call_id);
+      if (command === undefined) continue;
+      pending.delete(item.call_id);
+      const text = typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? "");
+      const exitCode = exitCodeIn(text);
+      const blocked = /^Command blocked by PreToolUse hook/.test(text);
+      commands.push({ command, failed: blocked || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+      continue;
+    }
     if (item?.type !== "message") continue;
     if (item.role === "user") {
       const text = textOf(item.content, ["input_text", "text"]);
       const own = text === undefined ? undefined : developerText(text);
-      if (own !== undefined) requests.push(own);
+      if (own !== undefined) {
+        requests.push(own);
+        commands = [];
+      }
     } else if (item.role === "assistant") {
       const text = textOf(item.content, ["output_text", "text"]);
       if (text !== undefined && text.trim() !== "") final = text;
     }
   }
-  return { requests: latest(requests), final };
+  return { requests: latest(requests), final, commands };
 }
 
 /** Gemini CLI's chat JSONL: `user` / `gemini` message records. */
 export function geminiFacts(lines: string[]): TranscriptFacts {
   const requests: string[] = [];
   let final: string | undefined;
+  let commands: RanCommand[] = [];
+  const seen = new Set<string>();
   for (const record of parseLines(lines)) {
     if (record.type === "user") {
       const content = record.content;
       if (Array.isArray(content) && content.some((part: any) => part?.functionResponse)) continue;
       const text = textOf(content, ["text"]) ?? (Array.isArray(content) ? content.map((part: any) => part?.text).filter((t: unknown) => typeof t === "string").join("\n") : undefined);
       const own = text === undefined ? undefined : developerText(text);
-      if (own !== undefined) requests.push(own);
-    } else if (record.type === "gemini" && typeof record.content === "string" && record.content.trim() !== "") {
-      final = record.content;
+      if (own !== undefined) {
+        requests.push(own);
+        commands = [];
+      }
+    } else if (record.type === "gemini") {
+      if (typeof record.content === "string" && record.content.trim() !== "") final = record.content;
+      for (const call of Array.isArray(record.toolCalls) ? record.toolCalls : []) {
+        if (call?.name !== "run_shell_command" || typeof call.args?.command !== "string" || seen.has(call.id)) continue;
+        if (call.status !== "success" && call.status !== "error" && call.status !== "cancelled") continue;
+        seen.add(call.id);
+        const output = JSON.stringify(call.result ?? "");
+        const exitCode = exitCodeIn(output);
+        commands.push({ command: call.args.command, failed: call.status !== "success" || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+      }
     }
   }
-  return { requests: latest(requests), final };
+  return { requests: latest(requests), final, commands };
 }
 
 /** Reads whatever facts a transcript gives; a missing or unreadable file gives none. */

@@ -190,7 +190,7 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
     return stop("the host is already continuing and gives no session id to count continues by");
   }
 
-  const facts = transcriptFacts(adapter.name, event.transcriptPath);
+  const facts = transcriptFacts(adapter.name, event.transcriptPath, event.prompt);
   const requests = event.prompt !== undefined ? [event.prompt] : facts.requests;
   const final = event.final ?? facts.final;
   if (final === undefined || final.trim() === "") return stop("no final message to judge");

@@ -191,8 +191,11 @@ export function codexFacts(lines: string[]): TranscriptFacts {
   return { requests: latest(requests), final, commands };
 }
 
-/** Gemini CLI's chat JSONL: `user` / `gemini` message records. */
-export function geminiFacts(lines: string[]): TranscriptFacts {
+/**
+ * Gemini CLI's chat JSONL: `user` / `gemini` message records. A turn-end hook's reason comes back as plain
+ * user text, so when the hook gave the developer's prompt, only that prompt starts a new turn.
+ */
+export function geminiFacts(lines: string[], prompt?: string): TranscriptFacts {
   const requests: string[] = [];
   let final: string | undefined;
   let commands: RanCommand[] = [];
@@ -205,7 +208,7 @@ export function geminiFacts(lines: string[]): TranscriptFacts {
       const own = text === undefined ? undefined : developerText(text);
       if (own !== undefined) {
         requests.push(own);
-        commands = [];
+        if (prompt === undefined || own === prompt.trim()) commands = [];
       }
     } else if (record.type === "gemini") {
       if (typeof record.content === "string" && record.content.trim() !== "") final = record.content;
@@ -223,7 +226,7 @@ export function geminiFacts(lines: string[]): TranscriptFacts {
 }
 
 /** Reads whatever facts a transcript gives; a missing or unreadable file gives none. */
-export function transcriptFacts(host: string, path: string | undefined): TranscriptFacts & { error?: string } {
+export function transcriptFacts(host: string, path: string | undefined, prompt?: string): TranscriptFacts & { error?: string } {
   if (!path) return { requests: [] };
   let lines: string[];
   try {
@@ -232,6 +235,6 @@ export function transcriptFacts(host: string, path: string | undefined): Transcr
     return { requests: [], error: `cannot read the transcript ${path}: ${(error as Error).message}` };
   }
   if (host === "codex") return codexFacts(lines);
-  if (host === "gemini") return geminiFacts(lines);
+  if (host === "gemini") return geminiFacts(lines, prompt);
   return claudeFacts(lines);
 }

@@ -25,7 +25,7 @@ describe("transcripts", () => {
   });
 
   test("gemini: the session context is not a request; function responses are skipped", () => {
-    const facts = geminiFacts(lines("gemini-chat-transcript.jsonl"));
+    const facts = geminiFacts(lines("gemini-chat-transcript.jsonl"), "Run the scripted test command.");
     expect(facts.requests[0]).toBe("Run the scripted test command.");
     expect(facts.final).toBe("FAKE_FINAL: done.");
     expect(facts.commands).toEqual([{ command: "touch /home/dev/project/hook-e2e-marker", failed: false }]);

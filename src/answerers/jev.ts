@@ -40,7 +40,7 @@ const MAX_LEVELS = 10;
 
 /** The first retry waits this long, doubling, unless the server says otherwise. */
 const BACKOFF_MS = 100;
-const MAX_ATTEMPTS = 4;
+const MAX_ATTEMPTS = 3;
 /** A retry is worth sending only with at least this much time left after its wait. */
 const MIN_ATTEMPT_MS = 50;
 

@@ -276,10 +276,10 @@ function observedDetail(plan: CallPlan, context: EffectContext): string {
   if (!plan.write.known || plan.write.targets.length === 0) return "no known existing target";
   return plan.write.targets
     .map((target) =>
-      target.kind === "create"
-        ? `${target.path}: created, nothing overwritten`
-        : !exists(target.absolute)
-          ? `${target.path}: does not exist yet`
+      !exists(target.absolute)
+        ? `${target.path}: does not exist yet`
+        : target.kind === "create"
+          ? `${target.path}: exists, and is not overwritten`
           : context.observed.has(target.absolute)
             ? `${target.path}: read earlier in this run`
             : `${target.path}: unobserved`,

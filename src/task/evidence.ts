@@ -28,6 +28,8 @@ export type ResponseStep = {
   content: string;
   toolCalls: { id: string; name: string; command: string }[];
   toolRefusal?: string;
+  /** The server's reply to a refusal: recorded, never acted on. */
+  afterRefusal?: boolean;
 };
 
 export type RequestFailureStep = {
@@ -39,6 +41,7 @@ export type RequestFailureStep = {
   message: string;
   httpStatus?: number;
   body?: string;
+  afterRefusal?: boolean;
 };
 
 export type Check = { name: string; passed: boolean; detail: string; [key: string]: unknown };

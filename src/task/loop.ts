@@ -226,7 +226,7 @@ async function runCall(options: TaskOptions, state: RunState, turn: number, call
     const toolResult = formatNotRun({ status: "refused", reason, message, command: call.command });
     step.decision = "refused";
     step.toolResult = toolResult;
-    options.note(`refused: ${call.command}\n  ${message}`);
+    options.note(`[${step.call}] ${call.command}\n    refused (${reason})`);
     save(options);
     return {
       kind: "end",
@@ -423,9 +423,9 @@ async function reportRefusal(options: TaskOptions, state: RunState, turn: number
       content: preview(reply.completion.content),
       toolCalls: reply.completion.toolCalls,
       afterRefusal: true,
-    } as Evidence["steps"][number]);
+    });
   } else {
-    options.evidence.steps.push({ kind: "request-failed", turn: turn + 1, at, durationMs, reason: reply.failure.reason, message: reply.failure.message, afterRefusal: true } as Evidence["steps"][number]);
+    options.evidence.steps.push({ kind: "request-failed", turn: turn + 1, at, durationMs, reason: reply.failure.reason, message: reply.failure.message, afterRefusal: true });
   }
   save(options);
 }

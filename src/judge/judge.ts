@@ -165,7 +165,7 @@ function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
     provider,
     model: reply.ok ? reply.model : "",
     cached: asked.cached,
-    latencyMs: Math.round(reply.ms),
+    latencyMs: Math.round(reply.ms * 10) / 10,
     attempts: reply.attempts,
     usage: reply.ok ? reply.usage : undefined,
     requestIds: reply.requestIds,

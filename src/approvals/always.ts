@@ -61,6 +61,12 @@ export function alwaysRule(task: Task & ApprovalFacts, by: Who, policy: Policy, 
   };
 }
 
+/** The first schema problem of a policy layer, as "path: message". */
+export function layerProblem(data: unknown): string | undefined {
+  const first = checkLayer(data)[0];
+  return first ? `${first.path || "(top)"}: ${first.message}` : undefined;
+}
+
 export class AlwaysError extends Error {
   constructor(message: string) {
     super(message);
@@ -74,7 +80,7 @@ export class AlwaysError extends Error {
  * it went. Throws AlwaysError when the file cannot be read as a policy or
  * the result would not be a valid layer.
  */
-export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string, unknown>, comment: string): AlwaysRule {
+export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string, unknown>, comment: string, validate: (layer: unknown) => string | undefined = layerProblem): AlwaysRule {
   const exists = existsSync(file);
   let doc: Document;
   if (exists) {
@@ -100,11 +106,8 @@ export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string,
     (node as { commentBefore?: string }).commentBefore = ` ${comment}`;
     seq.items.push(node);
   }
-  const problems = checkLayer(doc.toJS());
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    throw new AlwaysError(`the rule would make ${file} an invalid policy (${first.path || "(top)"}: ${first.message}); nothing was written`);
-  }
+  const problem = validate(doc.toJS());
+  if (problem) throw new AlwaysError(`the rule would make ${file} an invalid policy (${problem}); nothing was written`);
   if (!present) {
     mkdirSync(dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;

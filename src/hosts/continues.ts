@@ -17,17 +17,24 @@ function fileFor(dir: string, host: string, sessionId: string): string {
   return join(dir, "continues", `${key}.json`);
 }
 
-export function readContinues(dir: string, host: string, sessionId: string | undefined): number {
-  if (!sessionId) return 0;
+export type ContinueState = { count: number; /** the final message verdict answered last time */ final?: string };
+
+export function readContinueState(dir: string, host: string, sessionId: string | undefined): ContinueState {
+  if (!sessionId) return { count: 0 };
   try {
     const value = JSON.parse(readFileSync(fileFor(dir, host, sessionId), "utf8"));
-    return Number.isInteger(value?.count) && value.count >= 0 ? value.count : 0;
+    const count = Number.isInteger(value?.count) && value.count >= 0 ? value.count : 0;
+    return typeof value?.final === "string" ? { count, final: value.final } : { count };
   } catch {
-    return 0;
+    return { count: 0 };
   }
 }
 
-export function writeContinues(dir: string, host: string, sessionId: string | undefined, count: number): void {
+export function readContinues(dir: string, host: string, sessionId: string | undefined): number {
+  return readContinueState(dir, host, sessionId).count;
+}
+
+export function writeContinues(dir: string, host: string, sessionId: string | undefined, count: number, final?: string): void {
   if (!sessionId) return;
   const file = fileFor(dir, host, sessionId);
   try {
@@ -37,7 +44,7 @@ export function writeContinues(dir: string, host: string, sessionId: string | un
     }
     mkdirSync(join(dir, "continues"), { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ count, at: new Date().toISOString() }));
+    writeFileSync(temp, JSON.stringify({ count, at: new Date().toISOString(), ...(final !== undefined ? { final } : {}) }));
     renameSync(temp, file);
   } catch {
     // a count that cannot be kept only weakens the cap, and the host has its own

@@ -6,7 +6,7 @@
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { readContinues, writeContinues } from "./continues.ts";
+import { readContinueState, writeContinues } from "./continues.ts";
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { cursor } from "./cursor.ts";
@@ -181,7 +181,8 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
 
   // In a row: the host's own count where it gives one (Cursor), else ours, reset when the host is not
   // already continuing because of a turn-end hook.
-  const count = event.loopCount ?? (event.stopHookActive ? readContinues(deps.stateDir, adapter.name, event.sessionId) : 0);
+  const state = event.stopHookActive && event.loopCount === undefined ? readContinueState(deps.stateDir, adapter.name, event.sessionId) : { count: 0 };
+  const count = event.loopCount ?? state.count;
   if (event.loopCount === undefined && !event.stopHookActive) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
   if (count >= hosts.max_continues) {
     return stop(`already continued ${count} time${count === 1 ? "" : "s"} in a row; the policy allows at most ${hosts.max_continues} (hosts.max_continues)`);
@@ -192,7 +193,12 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
 
   const facts = transcriptFacts(adapter.name, event.transcriptPath, event.prompt);
   const requests = event.prompt !== undefined ? [event.prompt] : facts.requests;
-  const final = event.final ?? facts.final;
+  let final = event.final ?? facts.final;
+  // Gemini CLI's prompt_response after a continue holds every answer of the turn, newline-joined: judge
+  // only what came after the answer verdict last judged.
+  if (final !== undefined && state.final !== undefined && final.length > state.final.length && final.startsWith(state.final)) {
+    final = final.slice(state.final.length).replace(/^\n/, "");
+  }
   if (final === undefined || final.trim() === "") return stop("no final message to judge");
 
   const transcript = facts.commands && !facts.error ? { commands: facts.commands } : undefined;
@@ -201,7 +207,7 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
     if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
     return stop(judgment.line, judgment);
   }
-  if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, count + 1);
+  if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, count + 1, event.final);
   const reason = `${reasonFor(judgment.line)}. Continue with what was asked, or say plainly what stops you.`;
   return { reply: adapter.turnEnd(reason), decision: "continue", line: judgment.line, judgment };
 }

@@ -163,6 +163,15 @@ describe("turn ends", () => {
     expect(off.seen.turns).toHaveLength(0);
   });
 
+  test("gemini: after a continue, only the new answer is judged (prompt_response holds them all)", async () => {
+    const deps = fakeDeps({ turn: stopped });
+    const first = { ...sample(STOP.gemini), prompt_response: "I will now run the tests." };
+    await runHook("gemini", JSON.stringify(first), deps);
+    const second = { ...first, stop_hook_active: true, prompt_response: "I will now run the tests.\nThe tests pass." };
+    await runHook("gemini", JSON.stringify(second), deps);
+    expect(deps.seen.turns.map((t: any) => t.final)).toEqual(["I will now run the tests.", "The tests pass."]);
+  });
+
   test("claude: the requests come from the transcript, skipping tool results, meta and hook feedback", async () => {
     const deps = fakeDeps({ turn: stopped });
     const payload = { ...sample(STOP.claude), transcript_path: `${import.meta.dir}/samples/claude-transcript.jsonl`, last_assistant_message: "I will now run the tests." };

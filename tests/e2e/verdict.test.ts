@@ -1,0 +1,137 @@
+// verdict itself as the hook of the real, pinned hosts: installed with `verdict install`, run headless
+// against the fake model, judging with a test policy whose rules decide the marker commands outright and
+// whose turn rule recognises a turn that stopped early. The compiled binary (dist/verdict) is what runs.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
+import { e2eHosts } from "./lib/gate.ts";
+import { describe as summary, hostSetup, makeSandbox, runHost, type Outcome, type Sandbox } from "./lib/harness.ts";
+import type { Step } from "./lib/fake-model.ts";
+
+const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
+
+const POLICY = `
+rules:
+  - id: e2e-allowed
+    match: { program: touch, args_any: ["*e2e-allowed*"] }
+    act: edit
+    undo: 0
+    decision: allow
+    reason: "E2E_ALLOWED: the allowed marker may be touched"
+  - id: e2e-denied
+    match: { program: touch, args_any: ["*e2e-denied*"] }
+    act: delete
+    undo: 3
+    decision: deny
+    reason: "E2E_DENIED: the denied marker must not be touched"
+  - id: e2e-asked
+    match: { program: touch, args_any: ["*e2e-asked*"] }
+    act: delete
+    undo: 3
+    decision: ask
+    reason: "E2E_ASKED: the asked marker needs a person"
+turn_rules:
+  - id: e2e-stopped-early
+    final_matches: ["^I will now"]
+    ending: stopped-early
+    confidence: 0.99
+    reason: "E2E_STOPPED_EARLY: it says what it will do instead of doing it"
+`;
+
+/** What each host does with an ask, as documented in docs/hosts.md. */
+const ASK: Record<HostName, { ran: boolean; told: string }> = {
+  // headless -p: an ask is a denial whose reason the model reads
+  claude: { ran: false, told: "E2E_ASKED" },
+  // Codex cannot ask: verdict denies, saying a person's approval is needed
+  codex: { ran: false, told: "approval" },
+  // Gemini CLI would end the run silently on ask: verdict denies instead, and the model is told
+  gemini: { ran: false, told: "approval" },
+};
+
+const FINISHED = "FAKE_FINAL: done.";
+
+for (const name of e2eHosts()) {
+  describe(`${name} with verdict as its hook`, () => {
+    let host: InstalledHost;
+    const boxes: Sandbox[] = [];
+    beforeAll(async () => {
+      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
+      host = await ensureHost(name);
+    }, 16 * 60_000);
+    afterAll(() => boxes.forEach((b) => b.cleanup()));
+
+    async function scenario(steps: (sb: Sandbox) => Step[], opts: { trustCodexHooks?: boolean } = {}): Promise<{ o: Outcome; sb: Sandbox }> {
+      const sb = makeSandbox(`${name}-verdict`);
+      boxes.push(sb);
+      const setup = hostSetup(host, sb, undefined, { codexBypassTrust: !opts.trustCodexHooks });
+      setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] = POLICY;
+      const install = name === "codex" ? [VERDICT, "install", "codex"] : [VERDICT, "install", name, "--project"];
+      const pre = [install];
+      if (name === "codex" && opts.trustCodexHooks) pre.push([process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project]);
+      const o = await runHost(sb, setup, steps(sb), { timeoutMs: 90_000, pre });
+      return { o, sb };
+    }
+
+    function expectInstalled(o: Outcome) {
+      const why = summary(o);
+      expect(o.pre[0]?.exitCode, why).toBe(0);
+      expect(o.pre[0]?.stdout, why).toContain("Checked:");
+      expect(o.timedOut, why).toBe(false);
+      expect(o.exitCode, why).toBe(0);
+    }
+
+    const told = (o: Outcome, text: string) => o.followUps.some((f) => f.includes(text));
+
+    test("a command verdict allows runs, and a finished turn is not continued", async () => {
+      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-allowed-marker")}` }, { text: FINISHED }]);
+      expectInstalled(o);
+      expect(existsSync(join(sb.project, "e2e-allowed-marker")), summary(o)).toBe(true);
+      expect(o.mainRequests.length, summary(o)).toBe(2);
+    }, 120_000);
+
+    test("a command verdict denies does not run, and the model is told why", async () => {
+      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }]);
+      expectInstalled(o);
+      expect(existsSync(join(sb.project, "e2e-denied-marker")), summary(o)).toBe(false);
+      expect(told(o, "E2E_DENIED"), summary(o)).toBe(true);
+    }, 120_000);
+
+    test("an ask behaves as documented for this host", async () => {
+      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-asked-marker")}` }, { text: FINISHED }]);
+      expectInstalled(o);
+      expect(existsSync(join(sb.project, "e2e-asked-marker")), summary(o)).toBe(ASK[name].ran);
+      expect(told(o, ASK[name].told), summary(o)).toBe(true);
+      // The run goes on to its end (Gemini CLI would have ended silently on a raw ask).
+      expect(o.mainRequests.length, summary(o)).toBe(2);
+    }, 120_000);
+
+    test("a turn that stops early is continued with verdict's reason, once it is finished it ends", async () => {
+      const { o } = await scenario((sb) => [
+        { command: `touch ${join(sb.project, "e2e-allowed-marker")}` },
+        { text: "I will now run the tests." },
+        { text: "The tests pass: 12 passed, 0 failed." },
+      ]);
+      expectInstalled(o);
+      expect(o.mainRequests.length, summary(o)).toBe(3);
+      expect(o.followUps[1]!.includes("E2E_STOPPED_EARLY") || o.followUps[1]!.includes("stopped early"), summary(o)).toBe(true);
+    }, 120_000);
+
+    test("continues are capped by hosts.max_continues", async () => {
+      const { o } = await scenario(() => [{ text: "I will now run the tests." }]);
+      expectInstalled(o);
+      // the first answer, then two continues (max_continues: 2), then the turn may end
+      expect(o.mainRequests.length, summary(o)).toBe(3);
+    }, 120_000);
+
+    if (name === "codex") {
+      test("with the hooks trusted the way /hooks does it (no bypass flag), a deny still holds", async () => {
+        const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }], { trustCodexHooks: true });
+        expectInstalled(o);
+        expect(o.pre[1]?.stdout, summary(o)).toContain("pre_tool_use");
+        expect(existsSync(join(sb.project, "e2e-denied-marker")), summary(o)).toBe(false);
+        expect(told(o, "E2E_DENIED"), summary(o)).toBe(true);
+      }, 120_000);
+    }
+  });
+}

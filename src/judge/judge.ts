@@ -234,7 +234,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
         subject: "command",
         digest: digestOf(redacted),
         text: head(redacted, policy.log.text_chars),
-        cwd: redact(input.cwd),
+        cwd: head(redact(input.cwd), policy.log.text_chars),
         verdict: judgment.verdict,
         line: judgment.line,
         answerer: judgment.answerer,

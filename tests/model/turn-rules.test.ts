@@ -41,6 +41,11 @@ describe("turn rules", () => {
       "I could not run the migration: psql fails with 'role \"app\" does not exist'. Next I'll need you to create the role.",
       "The build is running in the background; I'll report back when it finishes.",
       "I'll handle the docs in a follow-up PR.",
+      "I've updated the README. Let me know if you'd like any other changes.",
+      "All set! I'll be here if you need anything else.",
+      "The fix is in place. From now on, I'll make sure to run the linter before committing.",
+      "Done. Then I'll leave the deploy to you.",
+      "Renamed the helper and updated its callers. I'll now summarize the changes:\n- parser.ts\n- cli.ts",
       "",
     ]) {
       const judged = await judge(final);

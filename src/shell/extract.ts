@@ -133,10 +133,10 @@ export class Walker {
   private simple(cmd: Command & { k: "simple" }, ctx: Ctx, pipeStdin: string | undefined): void {
     const pos = ctx.positional;
     const words = cmd.words;
-    const argv = words.map((w) => wordText(w, pos));
+    const argv = wordsText(words, pos);
     const env: Record<string, string> = { ...ctx.env };
     for (const a of cmd.assigns) env[a.name] = wordText(a.value, pos);
-    const heredoc = [...cmd.redirs].reverse().find((r) => r.heredoc !== undefined || r.op === "<<<");
+    const heredoc = lastStdinDocument(cmd.redirs);
     const stdinScript = heredoc === undefined ? undefined : heredoc.heredoc?.body ?? `${wordText(heredoc.target, pos)}\n`;
 
     if (words.length === 0) {
@@ -311,7 +311,7 @@ export class Walker {
 
   /** What a literal `echo`/`printf`/`cat <<EOF` writes to a pipe, when it can be known from the text. */
   private literalOutput(cmd: Command & { k: "simple" }, ctx: Ctx): string | undefined {
-    const argv = cmd.words.map((w) => wordText(w, ctx.positional));
+    const argv = wordsText(cmd.words, ctx.positional);
     const name = basename(argv[0] ?? "");
     if (name === "echo") {
       let k = 1;
@@ -332,7 +332,7 @@ export class Walker {
       return unescapeEcho(format).replace(/%([%sbdq])/g, (_, c: string) => (c === "%" ? "%" : (args[a++] ?? "")));
     }
     if (name === "cat" && argv.length === 1) {
-      const h = [...cmd.redirs].reverse().find((r) => r.heredoc !== undefined || r.op === "<<<");
+      const h = lastStdinDocument(cmd.redirs);
       if (h?.heredoc !== undefined) return h.heredoc.body;
       if (h !== undefined) return `${wordText(h.target, ctx.positional)}\n`;
     }
@@ -361,13 +361,32 @@ export class Walker {
   }
 }
 
+// Plain loops instead of map/find: in a compiled binary the first call of
+// those builtins costs 30-100 µs each, a real share of the start-up budget.
+
+function wordsText(words: readonly Word[], positional: Positional): string[] {
+  const out: string[] = [];
+  for (const w of words) out.push(wordText(w, positional));
+  return out;
+}
+
+/** The here-document or here-string that feeds standard input (the last one wins, as in bash). */
+function lastStdinDocument(redirs: readonly Redir[]): Redir | undefined {
+  for (let i = redirs.length - 1; i >= 0; i--) {
+    const r = redirs[i] as Redir;
+    if (r.heredoc !== undefined || r.op === "<<<") return r;
+  }
+  return undefined;
+}
+
 function unescapeEcho(s: string): string {
   return s.replace(/\\([nt\\])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : "\\"));
 }
 
 export function basename(p: string): string {
-  const trimmed = p.length > 1 ? p.replace(/\/+$/, "") : p;
-  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+  let end = p.length;
+  while (end > 1 && p.charCodeAt(end - 1) === 47) end--;
+  return p.slice(p.lastIndexOf("/", end - 1) + 1, end);
 }
 
 /** Joins a directory onto the current one and normalises `.` and `..`; relative to an unknown cwd stays unknown. */

@@ -5,6 +5,7 @@
 // error, so nothing bash would refuse is ever judged as if it ran.
 
 import type { AndOr, Command, List, Pipeline, Redir, RedirOp, Word } from "./ast.ts";
+import { assignmentPrefix } from "./chars.ts";
 import { COMMAND_LIMIT, type Source } from "./source.ts";
 import { isDelim, parseHeredocBody, parseWord, tryArith } from "./words.ts";
 
@@ -78,8 +79,9 @@ function reservedAt(s: Source): string | null {
   const text = s.text;
   let end = s.pos;
   while (end < text.length && end - s.pos < 9) {
-    const c = text[end] as string;
-    if (!/[a-z{}![\]]/.test(c)) break;
+    const c = text.charCodeAt(end);
+    // a-z { } ! [ ]: the only characters reserved words are made of.
+    if (!((c >= 97 && c <= 122) || c === 123 || c === 125 || c === 33 || c === 91 || c === 93)) break;
     end++;
   }
   if (end === s.pos) return null;
@@ -525,7 +527,6 @@ function wordLiteral(w: Word): string {
   return out;
 }
 
-const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/;
 
 function parseSimple(s: Source): Command {
   const start = s.pos;
@@ -554,11 +555,11 @@ function parseSimple(s: Source): Command {
     if (w === null) break;
     const first = w.parts[0];
     if (cmd.words.length === 0 && first?.k === "lit") {
-      const m = ASSIGN.exec(first.v);
+      const m = assignmentPrefix(first.v);
       if (m !== null) {
-        const rest = first.v.slice(m[0].length);
+        const rest = first.v.slice(m.length);
         const parts = rest === "" ? w.parts.slice(1) : [{ ...first, v: rest }, ...w.parts.slice(1)];
-        cmd.assigns.push({ name: m[1] as string, value: { parts, start: w.start + m[0].length, end: w.end } });
+        cmd.assigns.push({ name: m.name, value: { parts, start: w.start + m.length, end: w.end } });
         continue;
       }
     }

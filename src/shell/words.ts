@@ -5,14 +5,18 @@
 
 import type { List, Word, WordPart } from "./ast.ts";
 import { parseList, parseNested, skipLinebreaks } from "./parser.ts";
+import { nameLength } from "./chars.ts";
 import { ParseError, type Source, WORD_LIMIT } from "./source.ts";
 
+function charTable(chars: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;
+  return table;
+}
 /** Characters that end an unquoted word. */
-const DELIM = new Uint8Array(128);
-for (const c of " \t\n;&|<>()") DELIM[c.charCodeAt(0)] = 1;
+const DELIM = charTable(" \t\n;&|<>()");
 /** Characters that need more than "append to the literal run". */
-const SPECIAL = new Uint8Array(128);
-for (const c of " \t\n;&|<>()\\'\"$`?*+@!") SPECIAL[c.charCodeAt(0)] = 1;
+const SPECIAL = charTable(" \t\n;&|<>()\\'\"$`?*+@!");
 
 export function isDelim(ch: string): boolean {
   return ch === "" || (ch.length === 1 && DELIM[ch.charCodeAt(0)] === 1);
@@ -293,13 +297,14 @@ function parseDollar(s: Source, ctx: DollarCtx): WordPart | null {
     const m = /^\$\{[!#]?([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(raw);
     return { k: "param", raw, name: m?.[1] ?? "", inner };
   }
-  const m = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9@*#?$!-]/.exec(text.slice(start + 1, start + 256));
-  if (m === null) {
+  let len = nameLength(text, start + 1);
+  if (len === 0 && next !== "" && "0123456789@*#?$!-".includes(next)) len = 1;
+  if (len === 0) {
     s.pos++;
     return null;
   }
-  s.pos = start + 1 + m[0].length;
-  return { k: "param", raw: text.slice(start, s.pos), name: m[0], inner: [] };
+  s.pos = start + 1 + len;
+  return { k: "param", raw: text.slice(start, s.pos), name: text.slice(start + 1, s.pos), inner: [] };
 }
 
 /**

@@ -2,6 +2,8 @@
 // well enough to find where the wrapped command starts, or which argument is
 // code that a shell will run. Pure functions over argv strings.
 
+import { nameLength } from "./chars.ts";
+
 export type Step =
   /** Not a wrapper, or a wrapper given no command: argv from this index is what runs. */
   | { k: "self" }
@@ -68,18 +70,26 @@ function readOptions(argv: readonly string[], i: number, end: number, spec: OptS
   return { next: j, opts };
 }
 
-const has = (opts: Opt[], ...names: string[]) => opts.some((o) => names.includes(o.name));
-const valueOf = (opts: Opt[], ...names: string[]) => opts.filter((o) => names.includes(o.name)).at(-1)?.value;
+// Loops rather than some/filter: their first call is slow in a compiled binary.
+function has(opts: readonly Opt[], ...names: string[]): boolean {
+  for (const o of opts) if (names.includes(o.name)) return true;
+  return false;
+}
 
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+function valueOf(opts: readonly Opt[], ...names: string[]): string | undefined {
+  let value: string | undefined;
+  for (const o of opts) if (names.includes(o.name)) value = o.value;
+  return value;
+}
 
 /** NAME=VALUE words after env/sudo options; returns the index after them. */
 function readAssignments(argv: readonly string[], i: number, end: number, env: Record<string, string>): number {
   let j = i;
   for (; j < end; j++) {
-    const m = ASSIGNMENT.exec(argv[j] as string);
-    if (m === null) break;
-    env[m[1] as string] = m[2] as string;
+    const a = argv[j] as string;
+    const n = nameLength(a, 0);
+    if (n === 0 || a.charCodeAt(n) !== 61 /* = */) break;
+    env[a.slice(0, n)] = a.slice(n + 1);
   }
   return j;
 }

@@ -146,27 +146,23 @@ export async function main(argv: string[]): Promise<number> {
 
   const note = parsed.json ? () => {} : (line: string) => console.log(line);
   note(`verdict run ${runId}: ${settings.endpoint} (model ${settings.model}), effects ${settings.bounds.effects}, in ${cwd}`);
-  let outcome: Outcome;
-  try {
-    outcome = await runTask({
-      runId,
-      request: parsed.request,
-      cwd,
-      toolEnv,
-      bounds: settings.bounds,
-      client: { endpoint: settings.endpoint, model: settings.model, apiKey, keyEnv: settings.keyEnv },
-      loaded: loaded.loaded,
-      mirror: settings.mirror === "on" || (settings.mirror === "auto" && process.stderr.isTTY === true),
-      interactive: !parsed.json && process.stdin.isTTY === true && process.stderr.isTTY === true,
-      note,
-      signal: abort.signal,
-      cancelSignal: () => caught,
-      deadline: started + settings.bounds.runWithinMs,
-      evidence,
-    });
-  } finally {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-  }
+  // The handlers stay until the evidence is written: a late signal must not kill the process before that.
+  const outcome: Outcome = await runTask({
+    runId,
+    request: parsed.request,
+    cwd,
+    toolEnv,
+    bounds: settings.bounds,
+    client: { endpoint: settings.endpoint, model: settings.model, apiKey, keyEnv: settings.keyEnv },
+    loaded: loaded.loaded,
+    mirror: settings.mirror === "on" || (settings.mirror === "auto" && process.stderr.isTTY === true),
+    interactive: !parsed.json && process.stdin.isTTY === true && process.stderr.isTTY === true,
+    note,
+    signal: abort.signal,
+    cancelSignal: () => caught,
+    deadline: started + settings.bounds.runWithinMs,
+    evidence,
+  });
   evidence.endedAt = new Date().toISOString();
   evidence.durationMs = Math.round(performance.now() - started);
   let saved = true;
@@ -183,5 +179,6 @@ export async function main(argv: string[]): Promise<number> {
     for (const obligation of outcome.remainingObligations) console.log(`  remaining: ${obligation}`);
     if (saved) console.log(`evidence: ${evidence.evidencePath}`);
   }
+  for (const [signal, handler] of handlers) process.off(signal, handler);
   return outcome.exitCode;
 }

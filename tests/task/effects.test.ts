@@ -1,6 +1,6 @@
 /** verdict run's effect policy, the judge, and readback, through the compiled binary. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFake, type FakeServer } from "./fake-formal-ai.ts";
 import { check, evidenceOf, runVerdict, setup, toolSteps } from "./helpers.ts";
@@ -107,14 +107,19 @@ describe("verdict run: the effect policy", () => {
     expect(copy.effects.changed).toEqual(["b.txt"]);
   });
 
-  test("a delete the judge flags (ask) is refused with its line until approvals land", async () => {
-    const { s, ran, evidence } = await scripted(["test -e old.txt", "rm old.txt"], { "old.txt": "keep me\n" });
+  test("a delete the judge flags (ask) waits on its approval; an approval that expires refuses it", async () => {
+    fake = startFake({ script: [{ command: "test -e old.txt" }, { command: "rm old.txt" }, { answer: "done" }] });
+    const s = setup({ "old.txt": "keep me\n" });
+    appendFileSync(s.policy, "approvals:\n  wait_at_most: 500ms\n");
+    const ran = await runVerdict(s, fake.url, ["delete old.txt"]);
     expect(ran.code).toBe(77);
     expect(existsSync(join(s.cwd, "old.txt"))).toBe(true);
+    const evidence = evidenceOf(s);
     const rm = toolSteps(evidence)[1];
-    expect(check(rm, "judge")).toMatchObject({ verdict: "ask", rule: "task-test-delete" });
-    expect(check(rm, "approval")).toMatchObject({ passed: false, decision: "refused", reason: "approvals-unavailable" });
-    expect(evidence.outcome).toMatchObject({ status: "refused", reason: "judge-ask" });
+    expect(rm.decision).toBe("refused");
+    expect(check(rm, "judge")).toMatchObject({ passed: true, verdict: "ask", rule: "task-test-delete" });
+    expect(check(rm, "approval")).toMatchObject({ passed: false, decision: "refused", reason: "expired" });
+    expect(evidence.outcome).toMatchObject({ status: "refused", reason: "expired" });
     expect(evidence.outcome.message).toContain("Deletes files nothing regenerates");
   });
 

@@ -158,6 +158,19 @@ describe("verdict run: recipes", () => {
     expect(ran.stdout).not.toContain("[1] test");
   });
 
+  test("--mirror on copies tool output live to stderr; a capped fingerprint says so", async () => {
+    fake = startFake({ script: [{ command: "echo mirrored-line" }, { answer: "done" }] });
+    const s = setup({ "a.txt": "a", "b.txt": "b", "c.txt": "c" });
+    const ran = await runVerdict(s, fake.url, ["--mirror", "on", "--max-fingerprint-entries", "2", "say something"]);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain("mirrored-line\n");
+    const evidence = evidenceOf(s);
+    expect(evidence.fingerprint.initial).toMatchObject({ entries: 2, complete: false, problems: ["stopped at 2 entries"] });
+    expect(evidence.effects.complete).toBe(false);
+    expect(evidence.outcome.message).toBe("finished after 1 tool call; no file changed (fingerprint incomplete)");
+    expect(evidence.outcome.remainingObligations).toEqual(["the working directory's fingerprint was incomplete: changes beyond it were not observed"]);
+  });
+
   test("the wire: one shell tool with a required command; ids carried from each assistant turn to its tool message", async () => {
     fake = startFake({ script: [{ commands: ["echo one", "echo two"] }, { answer: "done" }] });
     const s = setup();

@@ -1,5 +1,7 @@
 /** Cancelling verdict run with a signal, in the middle of a tool call and of a request; through the compiled binary. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { startFake, type FakeServer } from "./fake-formal-ai.ts";
 import { evidenceOf, processAlive, runVerdict, setup, toolSteps, until } from "./helpers.ts";
 
@@ -30,6 +32,23 @@ describe("verdict run: cancellation", () => {
       expect(fake.requests).toHaveLength(1);
     });
   }
+
+  test("SIGINT while a call waits on its approval: exit 130, the call never runs", async () => {
+    fake = startFake({ script: [{ command: "test -e old.txt" }, { command: "rm old.txt" }, { answer: "done" }] });
+    const s = setup({ "old.txt": "keep me\n" });
+    const journal = join(s.home, ".local/state/verdict/approvals.jsonl");
+    const ran = await runVerdict(s, fake.url, ["delete old.txt"], {
+      during: async (pid) => {
+        await until(() => existsSync(journal) && readFileSync(journal, "utf8").includes("task.opened"), 5000, "the approval task");
+        process.kill(pid, "SIGINT");
+      },
+    });
+    expect(ran.code).toBe(130);
+    expect(existsSync(join(s.cwd, "old.txt"))).toBe(true);
+    const evidence = evidenceOf(s);
+    expect(toolSteps(evidence)[1]).toMatchObject({ decision: "not-run", command: "rm old.txt" });
+    expect(evidence.outcome).toMatchObject({ status: "cancelled", message: "cancelled by SIGINT while waiting for an approval" });
+  });
 
   test("SIGINT in the middle of a request: exit 130, evidence written", async () => {
     fake = startFake({ behaviour: "hang" });

@@ -26,7 +26,14 @@ export type HostAskContext = {
   /** What ran before in this session, when the adapter knows (from the transcript). */
   before?: PriorCall[];
   now?: () => Date;
+  /** The journal to use; `$XDG_STATE_HOME/verdict/approvals.jsonl` by default. */
+  journal?: string;
+  /** The longest to wait for the journal's lock. A hook keeps it well below its own deadline. */
+  lockWaitMs?: number;
 };
+
+/** How long a hook waits for the journal's lock by default: appends hold it for milliseconds. */
+export const HOOK_LOCK_WAIT_MS = 2000;
 
 export type HostAskResult =
   | { decision: "allow"; reason: string; task: string; digest: string; scope: "once" | "task" | "run"; by: string }
@@ -76,7 +83,7 @@ export function hostAsk(input: CallInput, judgment: JudgmentLike, context: HostA
   const call = toCall(input, judgment);
   try {
     return transact(
-      journalPath(env),
+      context.journal ?? journalPath(env),
       (records) => {
         const state = fold(records);
         const settled = expiryRecords(state, now);
@@ -111,6 +118,7 @@ export function hostAsk(input: CallInput, judgment: JudgmentLike, context: HostA
         return done([{ kind: "task.opened", body: { task } }], waiting(judgment.line, entry, true));
       },
       () => now,
+      context.lockWaitMs ?? HOOK_LOCK_WAIT_MS,
     );
   } catch (error) {
     return { decision: "deny", reason: `${judgment.line} — it needs a person's approval, but the approvals journal cannot be used: ${(error as Error).message}` };

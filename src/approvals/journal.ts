@@ -163,7 +163,12 @@ function seal(kind: RecordKind, body: Record<string, unknown>, seq: number, prev
  * returning `decide`'s result. A torn last line is kept in a `journal.torn`
  * record first; any other damage refuses the append.
  */
-export function transact<T>(path: string, decide: (records: readonly JournalRecord[]) => { append: NewRecord[]; result: T }, now: () => Date = () => new Date()): T {
+export function transact<T>(
+  path: string,
+  decide: (records: readonly JournalRecord[]) => { append: NewRecord[]; result: T },
+  now: () => Date = () => new Date(),
+  lockWaitMs?: number,
+): T {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   return withLock(`${path}.lock`, () => {
     const journal = readJournal(path);
@@ -198,7 +203,7 @@ export function transact<T>(path: string, decide: (records: readonly JournalReco
     }
     if (created) syncDirectory(dirname(path));
     return result;
-  });
+  }, lockWaitMs);
 }
 
 function syncDirectory(dir: string): void {

@@ -95,9 +95,10 @@ function readCompletion(body: unknown): Completion {
   if (typeof content !== "string") throw new AnswerError("malformed", "the answer has no message content");
   const tokens = first.logprobs?.content;
   let top: Completion["top"];
-  if (Array.isArray(tokens) && tokens.length > 0) {
-    const head = tokens[0] as { token?: unknown; logprob?: unknown; top_logprobs?: unknown };
-    const list = Array.isArray(head.top_logprobs) && head.top_logprobs.length > 0 ? head.top_logprobs : [head];
+  // Only the alternatives make a distribution: the sampled token's own log-probability alone is a one-hot answer.
+  const head = Array.isArray(tokens) && tokens.length > 0 ? (tokens[0] as { top_logprobs?: unknown }) : undefined;
+  if (head && Array.isArray(head.top_logprobs) && head.top_logprobs.length > 0) {
+    const list = head.top_logprobs;
     top = [];
     for (const entry of list as { token?: unknown; logprob?: unknown }[]) {
       if (typeof entry?.token !== "string" || typeof entry.logprob !== "number" || !Number.isFinite(entry.logprob) && entry.logprob !== -Infinity) {

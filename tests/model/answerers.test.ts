@@ -197,6 +197,19 @@ describe("OpenAI-compatible", () => {
     expect(reply.note).toContain("no log-probabilities");
   });
 
+  test("the sampled token's log-probability alone, with no alternatives, is a one-hot answer", async () => {
+    fake.handle((request) =>
+      Response.json({
+        model: "m",
+        choices: [{ message: { role: "assistant", content: request.body.messages[1].content.includes("Levels:") ? "0" : "A" }, logprobs: { content: [{ token: "A", logprob: -0.4, top_logprobs: [] }] } }],
+      }),
+    );
+    const reply = await askOpenAI(set, { policy: withUrl(), env: {}, deadline: soon() });
+    if (!reply.ok) throw new Error(reply.reason);
+    expect(reply.answers.act).toMatchObject({ choice: "read", source: "one-hot" });
+    expect(reply.note).toContain("one-hot");
+  });
+
   test("labels outside the options are refused", async () => {
     fake.handle(openaiReply({ act: "delete" }, order, { token: () => "Sure" }));
     const reply = await askOpenAI(set, { policy: withUrl(), env: {}, deadline: soon() });

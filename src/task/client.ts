@@ -72,6 +72,20 @@ export type CompleteOptions = {
 };
 
 const BODY_PREVIEW = 500;
+/** A chat reply larger than this is not one (Formal AI's are a few kilobytes). */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
+async function readCapped(response: Response): Promise<string | undefined> {
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.length;
+    if (size > MAX_REPLY_BYTES) return undefined; // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
 
 export function chatUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, "")}/chat/completions`;
@@ -89,7 +103,11 @@ export async function complete(client: ClientOptions, messages: ChatMessage[], o
   let text: string;
   try {
     response = await fetch(url, { method: "POST", headers, body, signal });
-    text = await response.text();
+    const read = await readCapped(response);
+    if (read === undefined) {
+      return fail("protocol-error", "reply-too-large", `the reply from ${url} is larger than ${MAX_REPLY_BYTES} bytes`, response.status);
+    }
+    text = read;
   } catch (error) {
     if (options.signal.aborted) return fail("cancelled", "cancelled", "the request was cancelled");
     if (timeout.signal.aborted) {

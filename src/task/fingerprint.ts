@@ -27,7 +27,35 @@ export type EffectDiff = { added: string[]; removed: string[]; changed: string[]
 const SKIPPED = new Set([".git"]);
 const CHUNK = 1 << 20;
 
-export function fingerprint(root: string, maxEntries: number): Fingerprint {
+/**
+ * Digests of files already hashed in this run, so an unchanged tree is only
+ * stat'ed. A cached digest is reused only when the file's inode, size,
+ * mtime and ctime are the same and its ctime was at least SETTLED_MS before
+ * it was hashed: any later write sets ctime to a later clock tick, so it
+ * cannot look unchanged (the "racily clean" case git guards against too).
+ */
+export class DigestCache {
+  private readonly entries = new Map<string, { key: string; digest: string; hashedAt: number }>();
+  static readonly SETTLED_MS = 2000;
+
+  lookup(absolute: string, stat: BigIntStatsLike): string | undefined {
+    const hit = this.entries.get(absolute);
+    if (!hit || hit.key !== statKey(stat)) return undefined;
+    return Number(stat.ctimeNs / 1_000_000n) < hit.hashedAt - DigestCache.SETTLED_MS ? hit.digest : undefined;
+  }
+
+  store(absolute: string, stat: BigIntStatsLike, digest: string, hashedAt: number): void {
+    this.entries.set(absolute, { key: statKey(stat), digest, hashedAt });
+  }
+}
+
+type BigIntStatsLike = { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint };
+
+function statKey(stat: BigIntStatsLike): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+export function fingerprint(root: string, maxEntries: number, cache?: DigestCache): Fingerprint {
   const entries = new Map<string, Entry>();
   const problems: string[] = [];
   let complete = true;
@@ -50,7 +78,7 @@ export function fingerprint(root: string, maxEntries: number): Fingerprint {
         return { entries, complete, problems };
       }
       const path = dir ? `${dir}/${name}` : name;
-      const entry = readEntry(join(root, path));
+      const entry = readEntry(join(root, path), cache);
       if (!entry) {
         complete = false;
         problems.push(`cannot read ${path}`);
@@ -64,14 +92,20 @@ export function fingerprint(root: string, maxEntries: number): Fingerprint {
 }
 
 /** One entry's type, size, mode and digest; undefined when it cannot be read. */
-export function readEntry(absolute: string): Entry | undefined {
+export function readEntry(absolute: string, cache?: DigestCache): Entry | undefined {
   try {
-    const stat = lstatSync(absolute);
-    const mode = stat.mode & 0o7777;
-    if (stat.isSymbolicLink()) return { type: "symlink", size: stat.size, mode, digest: sha256(readlinkSync(absolute)) };
+    const stat = lstatSync(absolute, { bigint: true });
+    const mode = Number(stat.mode & 0o7777n);
+    const size = Number(stat.size);
+    if (stat.isSymbolicLink()) return { type: "symlink", size, mode, digest: sha256(readlinkSync(absolute)) };
     if (stat.isDirectory()) return { type: "dir", size: 0, mode };
-    if (!stat.isFile()) return { type: "other", size: stat.size, mode };
-    return { type: "file", size: stat.size, mode, digest: fileDigest(absolute) };
+    if (!stat.isFile()) return { type: "other", size, mode };
+    const cached = cache?.lookup(absolute, stat);
+    if (cached) return { type: "file", size, mode, digest: cached };
+    const hashedAt = Date.now();
+    const digest = fileDigest(absolute);
+    cache?.store(absolute, stat, digest, hashedAt);
+    return { type: "file", size, mode, digest };
   } catch {
     return undefined;
   }

@@ -16,6 +16,7 @@ import { preview, writeEvidence, type Evidence, type ToolStep } from "./evidence
 import {
   accumulate,
   describeEffects,
+  DigestCache,
   diffFingerprints,
   emptyDiff,
   fingerprint,
@@ -68,6 +69,7 @@ type CallResult = { kind: "continue"; status: number; toolResult: string } | { k
 
 type RunState = {
   messages: ChatMessage[];
+  digests: DigestCache;
   effect: EffectContext;
   total: EffectDiff;
   callsRun: number;
@@ -80,11 +82,13 @@ type RunState = {
 
 export async function runTask(options: TaskOptions): Promise<Outcome> {
   const { evidence } = options;
-  const initial = fingerprint(options.cwd, options.bounds.maxFingerprintEntries);
+  const digests = new DigestCache();
+  const initial = fingerprint(options.cwd, options.bounds.maxFingerprintEntries, digests);
   evidence.fingerprint.initial = summary(initial);
   save(options);
   const state: RunState = {
     messages: [{ role: "user", content: options.request }],
+    digests,
     effect: { cwd: options.cwd, mode: options.bounds.effects, observed: new Set(), policy: options.loaded.policy },
     total: emptyDiff(),
     callsRun: 0,
@@ -100,7 +104,7 @@ export async function runTask(options: TaskOptions): Promise<Outcome> {
       "verdict stopped unexpectedly; the call in progress (if any) may have done part of its work",
     ]);
   }
-  const final = fingerprint(options.cwd, options.bounds.maxFingerprintEntries);
+  const final = fingerprint(options.cwd, options.bounds.maxFingerprintEntries, state.digests);
   evidence.fingerprint.final = summary(final);
   evidence.effects = state.total;
   evidence.outcome = result;
@@ -279,7 +283,7 @@ async function runCall(options: TaskOptions, state: RunState, turn: number, call
   }
 
   options.note(`[${state.callsSeen}] ${call.command}`);
-  const before = fingerprint(cwd, bounds.maxFingerprintEntries);
+  const before = fingerprint(cwd, bounds.maxFingerprintEntries, state.digests);
   const claims = plan.write.known ? plan.write.claims : [];
   const targetsBefore = snapshotTargets(claims);
   const left = options.deadline - performance.now();
@@ -293,7 +297,7 @@ async function runCall(options: TaskOptions, state: RunState, turn: number, call
     signal: options.signal,
     ...(options.mirror ? { mirror: (_stream, chunk) => void process.stderr.write(chunk) } : {}),
   });
-  const after = fingerprint(cwd, bounds.maxFingerprintEntries);
+  const after = fingerprint(cwd, bounds.maxFingerprintEntries, state.digests);
   const diff = diffFingerprints(before, after);
   state.total = accumulate(state.total, diff);
   state.callsRun++;

@@ -70,12 +70,15 @@ export type RunOptions = {
   during?: (pid: number, output: () => string) => Promise<void>;
   timeoutMs?: number;
   env?: Record<string, string>;
+  /** false: no test policy layer, the embedded default (and the home's layers) alone. */
+  policy?: boolean;
 };
 
 /** Runs dist/verdict run with the test policy against `endpoint`; never waits longer than timeoutMs. */
 export async function runVerdict(s: Setup, endpoint: string, args: string[], options: RunOptions = {}): Promise<Ran> {
   const started = performance.now();
-  const proc = Bun.spawn([BINARY, "run", "--policy", s.policy, "--endpoint", endpoint, ...args], {
+  const policy = options.policy === false ? [] : ["--policy", s.policy];
+  const proc = Bun.spawn([BINARY, "run", ...policy, "--endpoint", endpoint, ...args], {
     cwd: s.cwd,
     env: { ...s.env, ...options.env },
     stdin: "ignore",

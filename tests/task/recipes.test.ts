@@ -3,7 +3,18 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFake, type FakeServer } from "./fake-formal-ai.ts";
+import { loadPolicy } from "../../src/policy/load.ts";
+import { evaluateEffects } from "../../src/task/effects.ts";
 import { check, evidenceOf, runVerdict, setup, toolSteps } from "./helpers.ts";
+
+/** Whether the embedded default's rules classify every command of the copy recipe, so it runs in workspace mode. */
+function defaultRunsCopyRecipe(): boolean {
+  const cwd = setup({ "a.txt": "a" }).cwd;
+  const loaded = loadPolicy({ cwd, env: {}, only: ["default"] });
+  if (!loaded.ok) return false;
+  const context = { cwd, mode: "workspace" as const, observed: new Set([join(cwd, "a.txt"), join(cwd, "b.txt")]), policy: loaded.loaded.policy };
+  return ["test -e a.txt", "test ! -e b.txt", "mkdir -p -- .", "cp a.txt b.txt"].every((command) => evaluateEffects(command, context).allowed);
+}
 
 let fake: FakeServer | undefined;
 afterEach(() => fake?.stop());
@@ -77,6 +88,16 @@ describe("verdict run: recipes", () => {
     expect(responses).toHaveLength(7);
     expect(responses[0]).toMatchObject({ turn: 1, httpStatus: 200, finishReason: "tool_calls", toolCalls: [{ name: "shell", command: "test -e a.txt" }] });
     expect(responses[6]).toMatchObject({ turn: 7, finishReason: "stop", toolCalls: [] });
+  });
+
+  // Skipped while the embedded default's rule set does not yet classify test, mkdir and cp (the rule engine's issue).
+  test.skipIf(!defaultRunsCopyRecipe())("copy a.txt to b.txt with the embedded default policy alone", async () => {
+    fake = startFake();
+    const s = setup({ "a.txt": "alpha\n" });
+    const ran = await runVerdict(s, fake.url, ["copy a.txt to b.txt"], { policy: false });
+    expect(ran.code).toBe(0);
+    expect(readFileSync(join(s.cwd, "b.txt"), "utf8")).toBe("alpha\n");
+    expect(evidenceOf(s).outcome).toMatchObject({ status: "completed", exitCode: 0 });
   });
 
   test("move a.txt to sub/b.txt: the source is gone, the destination added, both read back", async () => {

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPolicy } from "../../src/policy/load.ts";
 import { parseCompletion } from "../../src/task/client.ts";
-import { accumulate, describeEffects, diffFingerprints, fingerprint } from "../../src/task/fingerprint.ts";
+import { accumulate, describeEffects, DigestCache, diffFingerprints, fingerprint } from "../../src/task/fingerprint.ts";
 import { EXIT, OUTCOME_TABLE, SIGNAL_EXIT } from "../../src/task/outcome.ts";
 import { formatNotRun, formatReceipt } from "../../src/task/result.ts";
 import { CappedStream, type Receipt } from "../../src/task/runner.ts";
@@ -138,6 +138,18 @@ describe("fingerprints", () => {
     const capped = fingerprint(root, 1);
     expect(capped.complete).toBe(false);
     expect(describeEffects({ ...total, complete: false })).toBe("changed a (fingerprint incomplete)");
+  });
+});
+
+describe("the digest cache", () => {
+  test("a file rewritten at once with the same size is still seen to change", () => {
+    const root = tempDir("verdict-cache-");
+    const cache = new DigestCache();
+    writeFileSync(join(root, "f"), "aaaa");
+    const before = fingerprint(root, 10, cache);
+    writeFileSync(join(root, "f"), "bbbb");
+    const after = fingerprint(root, 10, cache);
+    expect(diffFingerprints(before, after).changed).toEqual(["f"]);
   });
 });
 

@@ -10,7 +10,7 @@ import { parseScript } from "./parser.ts";
 import { type Budget, COMMAND_LIMIT, ParseError, position, Source } from "./source.ts";
 import { collectSubstitutions, isDynamic, type Positional, type Substitution, wordText } from "./text.ts";
 import type { ExecutedCommand, Redirect } from "./types.ts";
-import { type CwdChange, SHELLS, unwrapStep } from "./wrappers.ts";
+import { type CwdChange, MAX_VARIANTS, SHELLS, unwrapStep, type XargsInput } from "./wrappers.ts";
 
 /** Thrown by the walker for lines that parse but cannot be judged (empty command name, code nested too deep). */
 export class WalkError extends Error {}
@@ -27,6 +27,10 @@ type Ctx = {
   positional: Positional;
   codeDepth: number;
 };
+
+type Action =
+  | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
+  | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: string[] };
 
 /** How many times one function's body is walked for its calls; enough to see different arguments, bounded against call trees that double at each level. */
 const CALLS_PER_FUNCTION = 8;
@@ -188,13 +192,12 @@ export class Walker {
         });
         continue;
       }
-      const w = words[action.start] as Word;
-      const program = argv[action.start] as string;
-      const dynamic = isDynamic(w, pos);
+      const program = action.argv[0] as string;
+      const dynamic = action.dynamic;
       const command: ExecutedCommand = {
         program,
         name: dynamic ? program : basename(program),
-        argv: argv.slice(action.start, action.end),
+        argv: action.argv,
         env: actionEnv,
         redirects: action.k === "find-child" ? [] : redirects,
         via: action.via,
@@ -203,40 +206,59 @@ export class Walker {
       };
       if (stdinScript !== undefined && action.k !== "find-child") command.stdinScript = stdinScript;
       this.emit(command);
-      if (action.via.length === ctx.via.length && !dynamic) this.changeDirectory(command, words.slice(action.start), ctx);
+      if (action.via.length === ctx.via.length && !dynamic) this.changeDirectory(command, action.words, ctx);
     }
   }
 
   /** Decides what runs for one simple command: the chain of wrappers, code to re-parse, find's children. */
   private plan(words: readonly Word[], argv: readonly string[], ctx: Ctx, stdinScript: string | undefined, pipeStdin: string | undefined) {
-    type Action =
-      | { k: "run" | "find-child"; start: number; end: number; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
-      | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: string[] };
     const actions: Action[] = [];
     const consumed = new Set<number>();
     let heredocIsCode = false;
-    const visit = (start: number, end: number, via: string[], env: Record<string, string>, cwd: CwdChange | undefined, child: { ownDir: boolean } | undefined): void => {
+    /**
+     * Unwraps argv[start, end). `origin[k]` is the index in the written words of argv[k], or -1 for
+     * an argument xargs adds from known input.
+     */
+    const visit = (
+      argv: readonly string[], words: readonly Word[], origin: readonly number[],
+      start: number, end: number, via: string[], env: Record<string, string>, cwd: CwdChange | undefined,
+      child: { ownDir: boolean } | undefined, openEnded: boolean,
+    ): void => {
       let i = start;
-      // After xargs the command gets more arguments than written, so `$1` of a `sh -c` script is unknown.
-      let openEnded = false;
       for (;;) {
         if (via.length - ctx.via.length > 64) throw new WalkError("more than 64 nested wrappers");
         const w = words[i] as Word;
-        const step = isDynamic(w, ctx.positional) ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
+        const dynamic = isDynamic(w, ctx.positional);
+        const step = dynamic ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
         if (step.k === "wrap") {
           via = [...via, step.label];
           env = { ...env, ...step.env };
           if (step.cwd !== undefined) cwd = step.cwd;
-          if (step.label === "xargs") openEnded = true;
+          if (step.xargs !== undefined) {
+            // Arguments piped in from a literal echo/printf are known: list the commands xargs builds.
+            const built = pipeStdin === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), pipeStdin, step.xargs);
+            if (built !== undefined) {
+              const base = origin.slice(step.next, end);
+              for (const args of built) {
+                const extra = args.length - base.length;
+                const ws = [...words.slice(step.next, end), ...literalWords(args.slice(base.length))];
+                visit(args, ws, extra > 0 ? [...base, ...new Array<number>(extra).fill(-1)] : base, 0, args.length, via, env, cwd, child, false);
+              }
+              return;
+            }
+            // Otherwise xargs adds arguments nobody can see, so `$1` of a `sh -c` script is unknown.
+            openEnded = true;
+          }
           i = step.next;
           continue;
         }
         if (step.k === "code") {
           // `bash -c "$(cat <<EOF ... EOF)"`: the code is what a literal echo/printf/cat writes.
-          const only = step.consumed.length === 1 ? words[step.consumed[0] as number] : undefined;
-          const output = only === undefined ? undefined : this.substitutedOutput(only, ctx);
-          if (output === undefined) for (const k of step.consumed) consumed.add(k);
-          actions.push({ k: "code", code: output ?? step.code, label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional });
+          const idx = step.consumed.length === 1 ? (origin[step.consumed[0] as number] ?? -1) : -1;
+          const output = idx === -1 ? undefined : this.substitutedOutput(words[step.consumed[0] as number] as Word, ctx);
+          if (output === undefined) for (const k of step.consumed) if ((origin[k] ?? -1) !== -1) consumed.add(origin[k] as number);
+          const base = { label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional };
+          for (const code of output !== undefined ? [output] : (step.variants ?? [step.code])) actions.push({ k: "code", code, ...base });
           return;
         }
         if (step.k === "stdin-shell") {
@@ -251,17 +273,19 @@ export class Walker {
             return;
           }
         }
-        const base = { start: i, end, via, env, cwd };
-        actions.push(child === undefined ? { k: "run", ...base } : { k: "find-child", ...base, ownDir: child.ownDir });
+        const run = { argv: argv.slice(i, end), words: words.slice(i, end), dynamic, via, env, cwd };
+        actions.push(child === undefined ? { k: "run", ...run } : { k: "find-child", ...run, ownDir: child.ownDir });
         if (step.k === "find") {
           for (const seg of step.segments) {
-            visit(seg.start, seg.end, [...via, seg.label], env, seg.ownDir ? { dir: undefined } : cwd, { ownDir: seg.ownDir });
+            visit(argv, words, origin, seg.start, seg.end, [...via, seg.label], env, seg.ownDir ? { dir: undefined } : cwd, { ownDir: seg.ownDir }, openEnded);
           }
         }
         return;
       }
     };
-    visit(0, argv.length, [...ctx.via], {}, undefined, undefined);
+    const origin: number[] = [];
+    for (let k = 0; k < argv.length; k++) origin.push(k);
+    visit(argv, words, origin, 0, argv.length, [...ctx.via], {}, undefined, undefined, false);
     return { actions, consumed, heredocIsCode };
   }
 
@@ -379,8 +403,50 @@ function lastStdinDocument(redirs: readonly Redir[]): Redir | undefined {
   return undefined;
 }
 
+/** Words for arguments that come from known input rather than from the line. */
+function literalWords(args: readonly string[]): Word[] {
+  const out: Word[] = [];
+  for (const v of args) out.push({ parts: [{ k: "sq", v }], start: 0, end: 0 });
+  return out;
+}
+
+/**
+ * The commands xargs builds from known input: items split on blanks (or NUL, or the -d delimiter),
+ * put in place of the -I string (one command per line) or appended (-n N per command). At most
+ * MAX_VARIANTS commands are listed.
+ */
+function xargsCommands(template: readonly string[], input: string, how: XargsInput): string[][] | undefined {
+  const out: string[][] = [];
+  if (how.replace !== undefined) {
+    const r = how.replace;
+    for (const line of input.split("\n")) {
+      const item = line.trim();
+      if (item === "") continue;
+      if (out.length >= MAX_VARIANTS) break;
+      const args: string[] = [];
+      for (const a of template) args.push(a.split(r).join(item));
+      out.push(args);
+    }
+    return out.length > 0 ? out : undefined;
+  }
+  const items: string[] = [];
+  if (how.delimiter !== undefined) {
+    for (const item of input.split(how.delimiter)) if (item !== "" && item !== "\n") items.push(item);
+  } else {
+    for (const item of input.split(/[ \t\n]+/)) if (item !== "") items.push(stripQuotes(item));
+  }
+  const per = how.perCommand ?? Math.max(items.length, 1);
+  for (let k = 0; k < items.length && out.length < MAX_VARIANTS; k += per) out.push([...template, ...items.slice(k, k + per)]);
+  return out.length > 0 ? out : [[...template]];
+}
+
+function stripQuotes(item: string): string {
+  const q = item[0];
+  return (q === "'" || q === '"') && item.length >= 2 && item.endsWith(q) ? item.slice(1, -1) : item;
+}
+
 function unescapeEcho(s: string): string {
-  return s.replace(/\\([nt\\])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : "\\"));
+  return s.replace(/\\([nt0\\])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : c === "0" ? "\0" : "\\"));
 }
 
 export function basename(p: string): string {

@@ -8,13 +8,19 @@ export type Step =
   /** Not a wrapper, or a wrapper given no command: argv from this index is what runs. */
   | { k: "self" }
   /** Keep unwrapping at argv[next]. */
-  | { k: "wrap"; label: string; next: number; env?: Record<string, string>; cwd?: CwdChange }
-  /** `code` is shell code taken from the words argv[consumed], run with the given positional parameters. */
-  | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string> }
+  | { k: "wrap"; label: string; next: number; env?: Record<string, string>; cwd?: CwdChange; xargs?: XargsInput }
+  /**
+   * `code` is shell code taken from the words argv[consumed], run with the given positional parameters.
+   * `variants`, when present, are the code once per known argument (`parallel cmd {} ::: a b`).
+   */
+  | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string>; variants?: string[] }
   /** A shell that reads its script from standard input. */
   | { k: "stdin-shell" }
   /** find: itself runs, and so does each -exec/-execdir/-ok segment argv[start, end). */
   | { k: "find"; segments: { label: string; start: number; end: number; ownDir: boolean }[] };
+
+/** How xargs turns its input into arguments: split on blanks, NULs or a delimiter; replace a string, or append. */
+export type XargsInput = { replace?: string; delimiter?: string; perCommand?: number; fromFile: boolean };
 
 /** A wrapper's change of directory: a new directory text (absolute or relative), or unknown. */
 export type CwdChange = { dir: string | undefined };
@@ -166,6 +172,7 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       if (split !== undefined) {
         // env -S 'prog args': the string is split into words, so it is read as code.
         const rest = argv.slice(cmd, end).join(" ");
+        if (split.trim() === "" && rest === "") return { k: "self" };
         return { k: "code", label: "env -S", code: rest === "" ? split : `${split} ${rest}`, consumed: range(after, end), env };
       }
       const dir = valueOf(opts, "C", "chdir");
@@ -201,12 +208,20 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       return wrapIf(next, "ionice");
     }
     case "xargs": {
-      const { next } = readOptions(argv, after, end, {
+      const { next, opts } = readOptions(argv, after, end, {
         arg: "adEILnPs",
         attached: "eil",
-        long: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+        long: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var", "max-lines"],
       });
-      return wrapIf(next, "xargs");
+      const input: XargsInput = { fromFile: has(opts, "a", "arg-file") };
+      const replace = valueOf(opts, "I", "i", "replace");
+      if (replace !== undefined) input.replace = replace === "" ? "{}" : replace;
+      if (has(opts, "0", "null")) input.delimiter = "\0";
+      const delimiter = valueOf(opts, "d", "delimiter");
+      if (delimiter !== undefined) input.delimiter = delimiter === "\\n" ? "\n" : delimiter === "\\t" ? "\t" : delimiter;
+      const per = Number(valueOf(opts, "n", "max-args", "L", "l", "max-lines"));
+      if (per > 0) input.perCommand = per;
+      return next < end ? { k: "wrap", label: "xargs", next, xargs: input } : { k: "self" };
     }
     case "parallel": {
       const { next } = readOptions(argv, after, end, {
@@ -220,7 +235,16 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       let stop = next;
       while (stop < end && !/^:::[:+]*$|^::::\+?$/.test(argv[stop] as string)) stop++;
       if (stop === next) return { k: "self" };
-      return joined(argv, "parallel", next, stop);
+      const step = joined(argv, "parallel", next, stop);
+      if (step.k !== "code" || argv[stop] !== ":::") return step;
+      // parallel CMD ::: a b: one command per argument, put in place of {} (or appended).
+      let k = stop + 1;
+      const variants: string[] = [];
+      while (k < end && variants.length < MAX_VARIANTS && !(argv[k] as string).startsWith(":::")) {
+        variants.push(withArgument(step.code, argv[k] as string));
+        k++;
+      }
+      return variants.length > 0 ? { ...step, variants } : step;
     }
     case "watch": {
       const { next, opts } = readOptions(argv, after, end, { arg: "nq", long: ["interval"] });
@@ -296,6 +320,16 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
 /** Code made of the words argv[from, to), joined with spaces as eval, ssh and watch do. */
 function joined(argv: readonly string[], label: string, from: number, to: number): Step {
   return { k: "code", label, code: argv.slice(from, to).join(" "), consumed: range(from, to) };
+}
+
+/** How many commands to list for one xargs/parallel with known input: enough to show each kind of argument. */
+export const MAX_VARIANTS = 16;
+
+/** A command template with `{}` (or `{1}`) replaced by the argument, shell-quoted; appended when it has no `{}`. */
+function withArgument(template: string, arg: string): string {
+  const quoted = /^[A-Za-z0-9_/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.split("'").join("'\\''")}'`;
+  if (template.includes("{}") || template.includes("{1}")) return template.split("{}").join(quoted).split("{1}").join(quoted);
+  return `${template} ${quoted}`;
 }
 
 function range(from: number, to: number): number[] {

@@ -38,8 +38,9 @@ describe("32 tricky inputs", () => {
   test("7 find -delete keeps find's argv", () => {
     expect(argvs("find / -type f -delete")).toEqual([["find", "/", "-type", "f", "-delete"]]);
   });
-  test("8 xargs", () => {
-    expect(summary("echo a b | xargs -n1 rm -rf")).toEqual(["echo a b", "xargs: rm -rf"]);
+  test("8 xargs: literal input becomes the arguments", () => {
+    expect(summary("echo a b | xargs -n1 rm -rf")).toEqual(["echo a b", "xargs: rm -rf a", "xargs: rm -rf b"]);
+    expect(summary("cat list | xargs -n1 rm -rf")).toEqual(["cat list", "xargs: rm -rf"]);
   });
   test("9 quoted heredoc is data, + > file", () => {
     const [cat, ...rest] = commands("cat <<'EOF' > notes.txt\nrm -rf /\n$(danger)\nEOF");

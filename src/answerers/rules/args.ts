@@ -13,17 +13,36 @@ export type ParsedArgs = {
   longs: Set<string>;
   /** Arguments that are not options or option values, in order. */
   operands: string[];
+  /** Where each operand is in the arguments. */
+  operandAt: number[];
   /** A bare -- ended the options. */
   endOfOptions: boolean;
+  /** Option values: from the next word (options that take one), after = (--x=v, -name=v), or glued (-Cdir). */
+  values: [string, string][];
 };
 
-/** Splits `args` (the words after the program name). */
-export function parseArgs(args: readonly string[], withValue: ReadonlySet<string>): ParsedArgs {
-  const parsed: ParsedArgs = { options: [], letters: new Set(), longs: new Set(), operands: [], endOfOptions: false };
+/**
+ * Splits `args` (the words after the program name). For a program with
+ * subcommands (`subcommands` set), a `--` before the first operand only ends
+ * the global options: `git -- reset --hard` still gives --hard.
+ */
+export function parseArgs(args: readonly string[], withValue: ReadonlySet<string>, subcommands = false): ParsedArgs {
+  const parsed: ParsedArgs = { options: [], letters: new Set(), longs: new Set(), operands: [], operandAt: [], endOfOptions: false, values: [] };
+  let leadingEnd = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
     if (parsed.endOfOptions || word.length < 2 || word[0] !== "-") {
       parsed.operands.push(word);
+      parsed.operandAt.push(i);
+      if (leadingEnd && parsed.operands.length === 1) {
+        parsed.endOfOptions = false;
+        leadingEnd = false;
+      }
+      continue;
+    }
+    if (word === "--" && subcommands && parsed.operands.length === 0) {
+      leadingEnd = true;
+      parsed.endOfOptions = true;
       continue;
     }
     if (word === "--") {
@@ -33,6 +52,7 @@ export function parseArgs(args: readonly string[], withValue: ReadonlySet<string
     parsed.options.push(word);
     if (withValue.has(word)) {
       i++; // the next word is this option's value
+      if (i < args.length) parsed.values.push([word, args[i] as string]);
       if (word.startsWith("--")) parsed.longs.add(word);
       else if (word.length === 2) parsed.letters.add(word[1] as string);
       continue;
@@ -40,15 +60,23 @@ export function parseArgs(args: readonly string[], withValue: ReadonlySet<string
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       parsed.longs.add(eq === -1 ? word : word.slice(0, eq));
+      if (eq !== -1) parsed.values.push([word.slice(0, eq), word.slice(eq + 1)]);
       continue;
     }
     const eq = word.indexOf("=");
-    if (eq !== -1 && withValue.has(word.slice(0, eq))) continue; // -name=value style
+    if (eq !== -1 && withValue.has(word.slice(0, eq))) {
+      parsed.values.push([word.slice(0, eq), word.slice(eq + 1)]); // -name=value style
+      continue;
+    }
     for (let c = 1; c < word.length; c++) {
       const letter = word[c] as string;
       parsed.letters.add(letter);
       if (withValue.has(`-${letter}`)) {
-        if (c === word.length - 1) i++; // -C dir: the value is the next word; -Cdir: the rest
+        // -C dir: the value is the next word; -Cdir: the rest of the word.
+        if (c === word.length - 1) {
+          i++;
+          if (i < args.length) parsed.values.push([`-${letter}`, args[i] as string]);
+        } else parsed.values.push([`-${letter}`, word.slice(c + 1)]);
         break;
       }
     }

@@ -22,7 +22,14 @@ export type CompiledRule = {
   withValue: ReadonlySet<string>;
   /** Key of withValue, for caching parsed arguments. */
   withValueKey: string;
-  subcommands?: Matcher[][];
+  /** Each subcommand as its words; undefined stands for `...` (any number of words). */
+  subcommands?: (Matcher | undefined)[][];
+  optionValues?: [string, Matcher][];
+  operandsMin?: number;
+  operandsMax?: number;
+  pathsExist?: boolean;
+  pathsTracked?: boolean;
+  stdinAny?: Matcher;
   flagsAny?: string[];
   flagsAll?: string[];
   flagsNone?: string[];
@@ -31,6 +38,7 @@ export type CompiledRule = {
   pathsAny?: ReadonlySet<PathClass>;
   pathsAll?: ReadonlySet<PathClass>;
   pathsNone?: ReadonlySet<PathClass>;
+  targetAny?: ReadonlySet<PathClass>;
   redirect?: RedirectSpec;
   envAny?: { name: Matcher; value?: Matcher }[];
   viaAny?: Matcher;
@@ -56,12 +64,9 @@ const isPattern = (text: string) => /[*?[]/.test(text) || isRegexPattern(text);
 /** Compiles one rule; throws with a message naming the bad pattern. */
 export function compileRule(rule: Rule, index: number): CompiledRule {
   const m = rule.match;
-  const compiled: CompiledRule = {
-    rule,
-    index,
-    withValue: new Set(m.options_with_value ?? []),
-    withValueKey: (m.options_with_value ?? []).join(" "),
-  };
+  // An option whose value a rule looks at takes a value.
+  const withValue = [...new Set([...(m.options_with_value ?? []), ...Object.keys(m.option_values ?? {})])];
+  const compiled: CompiledRule = { rule, index, withValue: new Set(withValue), withValueKey: withValue.join(" ") };
   const guard = <T>(field: string, make: () => T): T => {
     try {
       return make();
@@ -72,7 +77,17 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   const programs = list(m.program);
   if (programs) compiled.program = guard("program", () => compileAny(programs));
   const subcommands = list(m.subcommand);
-  if (subcommands) compiled.subcommands = guard("subcommand", () => subcommands.map((s) => s.trim().split(/\s+/).map(compilePattern)));
+  if (subcommands) {
+    compiled.subcommands = guard("subcommand", () => subcommands.map((s) => s.trim().split(/\s+/).map((word) => (word === "..." ? undefined : compilePattern(word)))));
+  }
+  if (m.option_values) {
+    compiled.optionValues = guard("option_values", () => Object.entries(m.option_values!).map(([option, patterns]) => [option, compileAny(patterns)] as [string, Matcher]));
+  }
+  compiled.operandsMin = m.operands_min;
+  compiled.operandsMax = m.operands_max;
+  compiled.pathsExist = m.paths_exist;
+  compiled.pathsTracked = m.paths_tracked;
+  if (m.stdin_any) compiled.stdinAny = guard("stdin_any", () => compileAny(m.stdin_any!));
   compiled.flagsAny = m.flags_any;
   compiled.flagsAll = m.flags_all;
   compiled.flagsNone = m.flags_none;
@@ -81,6 +96,7 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   if (m.paths_any) compiled.pathsAny = new Set(m.paths_any);
   if (m.paths_all) compiled.pathsAll = new Set(m.paths_all);
   if (m.paths_none) compiled.pathsNone = new Set(m.paths_none);
+  if (m.target_any) compiled.targetAny = new Set(m.target_any);
   if (m.redirect) {
     compiled.redirect = {
       to: m.redirect.to ? new Set(m.redirect.to) : undefined,

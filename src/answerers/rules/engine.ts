@@ -9,7 +9,7 @@ import { leaning, type CommandAnswers } from "../../judge/answers.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
-import { matchesCommand, matchesRedirect, outputRedirects, type Probe, type View } from "./match.ts";
+import { matchesCommand, matchesRedirect, outputRedirects, restCommand, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
@@ -76,14 +76,13 @@ function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect
 }
 
 /** Builds the view of one executed command that matching works on. */
-export function viewOf(command: ExecutedCommand, previous: ExecutedCommand | undefined, base: PathContext, probe: Probe): { view: View; untrusted?: string } {
+export function viewOf(command: ExecutedCommand, earlier: readonly ExecutedCommand[], base: PathContext, probe: Probe): { view: View; untrusted?: string } {
   const ctx: PathContext = { ...base, cwd: expandHome(command.cwd, base.home) };
   const program = programOf(command, ctx);
   const args = command.argv.slice(1);
   // xargs and parallel add arguments read from standard input: unknown ones.
   if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}"))) args.push("{}");
-  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe };
-  if (previous) view.previous = previous.dynamic ? previous.program : previous.name;
+  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: earlier.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
 }
 
@@ -100,9 +99,16 @@ function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typ
 }
 
 /** Wrappers judged on their own (sudo: anything run with it changes the machine); the rest only pass their command on. */
-function wrapperName(label: string): string | undefined {
+export function wrapperName(label: string): string | undefined {
   const name = label.split(" ")[0] as string;
   return /^[a-z][a-z0-9_.-]*$/.test(name) && !name.endsWith("()") ? name : undefined;
+}
+
+/** A wrapper (sudo, ssh) as a command of its own, without its arguments. */
+export function wrapperCommand(name: string, command: ExecutedCommand): ExecutedCommand {
+  const pseudo: ExecutedCommand = { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false };
+  if (command.cwd !== undefined) pseudo.cwd = command.cwd;
+  return pseudo;
 }
 
 export function answerLine(line: string, context: RuleContext, policy: Pick<Policy, "rules" | "acts" | "judge">): RulesAnswer {
@@ -125,9 +131,29 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   const unknownWhy: string[] = [];
   const wrappersSeen = new Set<string>();
 
-  commands.forEach((command, i) => {
-    const { view, untrusted } = viewOf(command, commands[i - 1], base, probe);
+  // Commands that rules say another program runs (uv run X) are judged too; they join the list as they are found.
+  const executed = [...commands];
+  for (let i = 0; i < executed.length; i++) {
+    const command = executed[i] as ExecutedCommand;
+    const { view, untrusted } = viewOf(command, executed.slice(Math.max(0, i - 16), i), base, probe);
     const rule = firstCommandRule(index, view);
+    if (rule?.rule.runs === "rest" && command.via.length < 32) {
+      const rest = restCommand(rule, view);
+      if (rest && rest.length > 0) {
+        const program = rest[0] as string;
+        const label = `${view.name} ${rule.rule.match.subcommand ? [rule.rule.match.subcommand].flat()[0] : ""}`.trim();
+        executed.splice(i + 1, 0, {
+          program,
+          name: program.slice(program.lastIndexOf("/") + 1) || program,
+          argv: rest,
+          env: command.env,
+          redirects: [],
+          via: [...command.via, label],
+          dynamic: /[$`*?[]/.test(program),
+          ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
+        });
+      }
+    }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
     else {
       unknown.push(command);
@@ -141,19 +167,18 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
       const name = wrapperName(label);
       if (!name || wrappersSeen.has(label)) continue;
       wrappersSeen.add(label);
-      const pseudo: ExecutedCommand = { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false, cwd: command.cwd };
-      const wrapper = firstCommandRule(index, viewOf(pseudo, undefined, base, probe).view);
+      const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view);
       // A wrapper no rule knows only passes its command on: it is not an unknown command.
       if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
     }
-  });
+  }
 
   const hits = judged.map((j) => j.hit);
-  if (commands.length === 0) {
+  if (executed.length === 0) {
     // Nothing executes (an empty line, a comment, an assignment): nothing to undo.
     return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), unknown, unknownWhy, hits };
   }
-  if (judged.length === 0) return { parsed: true, executed: commands, unknown, unknownWhy, hits };
+  if (judged.length === 0) return { parsed: true, executed, unknown, unknownWhy, hits };
 
   const hardest = judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
   const load = Math.max(...judged.map((j) => j.rule.rule.load ?? 0));
@@ -168,9 +193,9 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
 
   if (unknown.length > 0 && decision === undefined && !risky(top, policy)) {
     // Something unknown runs and nothing known is worth asking about: no confident answer.
-    return { parsed: true, executed: commands, unknown, unknownWhy, hits };
+    return { parsed: true, executed, unknown, unknownWhy, hits };
   }
-  const result: RulesAnswer = { parsed: true, executed: commands, answers, rule: hardest.hit, unknown, unknownWhy, hits };
+  const result: RulesAnswer = { parsed: true, executed, answers, rule: hardest.hit, unknown, unknownWhy, hits };
   if (decision) result.decision = decision;
   return result;
 }

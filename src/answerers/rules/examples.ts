@@ -8,12 +8,12 @@ import { parseCommandLine } from "../../shell/index.ts";
 import { compileRule, type CompiledRule } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects } from "./match.ts";
 import type { PathContext } from "./paths.ts";
-import { assumeExisting } from "./probe.ts";
-import { viewOf } from "./engine.ts";
+import { examplesProbe } from "./probe.ts";
+import { viewOf, wrapperCommand, wrapperName } from "./engine.ts";
 
 export type ExampleProblem = { index: number; id: string; example: string; message: string };
 
-/** Where examples run: a project under a home directory; every file named exists and none is tracked. */
+/** Where examples run: a project under a home directory, where a name with a dot (notes.txt, .) exists and git tracks nothing. */
 export const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
 
 /** Whether one rule alone matches some executed command (or output redirection) of a line; an error text when the line does not parse. */
@@ -21,9 +21,14 @@ export function ruleMatchesLine(compiled: CompiledRule, line: string, ctx: PathC
   const parsed = parseCommandLine(line, { cwd: ctx.cwd });
   if (!parsed.ok) return parsed.error;
   return parsed.commands.some((command, i) => {
-    const { view } = viewOf(command, parsed.commands[i - 1], ctx, assumeExisting);
-    if (compiled.program) return matchesCommand(compiled, view);
-    return outputRedirects(view).some((out) => matchesRedirect(compiled, view, out));
+    const { view } = viewOf(command, parsed.commands.slice(0, i), ctx, examplesProbe);
+    if (!compiled.program) return outputRedirects(view).some((out) => matchesRedirect(compiled, view, out));
+    if (matchesCommand(compiled, view)) return true;
+    // The wrappers a command ran through (sudo, ssh) are matched as commands of their own.
+    return command.via.some((label) => {
+      const name = wrapperName(label);
+      return name !== undefined && matchesCommand(compiled, viewOf(wrapperCommand(name, command), [], ctx, examplesProbe).view);
+    });
   });
 }
 

@@ -22,8 +22,8 @@ export type View = {
   ctx: PathContext;
   /** The words after the program name; for commands fed by xargs, one unknown operand more. */
   args: string[];
-  /** The program of the command before this one in the line (the likely writer of its standard input). */
-  previous?: string;
+  /** The programs of the commands before this one in the line (among them the writer of its standard input, if a pipe feeds it). */
+  earlier: string[];
   parsed: Map<string, ParsedArgs>;
   classes: Map<string, PathClass>;
   probe: Probe;
@@ -57,10 +57,11 @@ function classOf(view: View, word: string): PathClass {
 }
 
 function argsFor(view: View, rule: CompiledRule): ParsedArgs {
-  let parsed = view.parsed.get(rule.withValueKey);
+  const key = rule.subcommands ? `sub ${rule.withValueKey}` : rule.withValueKey;
+  let parsed = view.parsed.get(key);
   if (parsed === undefined) {
-    parsed = parseArgs(view.args, rule.withValue);
-    view.parsed.set(rule.withValueKey, parsed);
+    parsed = parseArgs(view.args, rule.withValue, rule.subcommands !== undefined);
+    view.parsed.set(key, parsed);
   }
   return parsed;
 }
@@ -69,10 +70,37 @@ function argsFor(view: View, rule: CompiledRule): ParsedArgs {
 function operandsAfterSubcommand(rule: CompiledRule, parsed: ParsedArgs): string[] | undefined {
   if (!rule.subcommands) return parsed.operands;
   for (const words of rule.subcommands) {
-    if (words.length > parsed.operands.length) continue;
-    if (words.every((match, i) => match(parsed.operands[i] as string))) return parsed.operands.slice(words.length);
+    const end = matchWords(words, 0, parsed.operands, 0);
+    if (end !== undefined) return parsed.operands.slice(end);
   }
   return undefined;
+}
+
+/** Where the operands after `words` start, when words[w..] match operands[o..] as a prefix; `undefined` words match any run. */
+function matchWords(words: readonly (((text: string) => boolean) | undefined)[], w: number, operands: readonly string[], o: number): number | undefined {
+  if (w === words.length) return o;
+  const word = words[w];
+  if (word === undefined) {
+    for (let k = o; k <= operands.length; k++) {
+      const end = matchWords(words, w + 1, operands, k);
+      if (end !== undefined) return end;
+    }
+    return undefined;
+  }
+  if (o >= operands.length || !word(operands[o] as string)) return undefined;
+  return matchWords(words, w + 1, operands, o + 1);
+}
+
+/**
+ * For a rule whose program runs another command (runs: rest), the words of
+ * that command: from the first operand after the subcommand to the end.
+ */
+export function restCommand(rule: CompiledRule, view: View): string[] | undefined {
+  const parsed = argsFor(view, rule);
+  const operands = operandsAfterSubcommand(rule, parsed);
+  if (operands === undefined || operands.length === 0) return undefined;
+  const at = parsed.operandAt[parsed.operands.length - operands.length];
+  return at === undefined ? undefined : view.args.slice(at);
 }
 
 /** Whether a rule that names a program matches the command. */
@@ -86,18 +114,42 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (rule.flagsNone && rule.flagsNone.some((flag) => hasOption(parsed, flag))) return false;
   if (rule.argsAny && !view.args.some(rule.argsAny)) return false;
   if (rule.argsNone && view.args.some(rule.argsNone)) return false;
+  if (rule.optionValues && !rule.optionValues.some(([option, match]) => parsed.values.some(([name, value]) => name === option && match(value)))) return false;
+  if (rule.operandsMin !== undefined && operands.length < rule.operandsMin) return false;
+  if (rule.operandsMax !== undefined && operands.length > rule.operandsMax) return false;
+  if (rule.stdinAny && (view.command.stdinScript === undefined || !rule.stdinAny(view.command.stdinScript))) return false;
   if (rule.pathsAny || rule.pathsAll || rule.pathsNone) {
     const classes = operands.map((word) => classOf(view, word));
     if (rule.pathsAny && !classes.some((cls) => rule.pathsAny!.has(cls))) return false;
     if (rule.pathsAll && (classes.length === 0 || !classes.every((cls) => rule.pathsAll!.has(cls)))) return false;
     if (rule.pathsNone && classes.some((cls) => rule.pathsNone!.has(cls))) return false;
   }
+  if (rule.targetAny) {
+    const last = operands[operands.length - 1];
+    if (last === undefined || !rule.targetAny.has(classOf(view, last))) return false;
+  }
+  if (rule.pathsExist !== undefined) {
+    const exists = operands.some((word) => {
+      const path = resolveWord(word, view.ctx);
+      return path !== undefined && view.probe.exists(path);
+    });
+    if (exists !== rule.pathsExist) return false;
+  }
+  if (rule.pathsTracked !== undefined) {
+    const tracked =
+      operands.length > 0 &&
+      operands.every((word) => {
+        const path = resolveWord(word, view.ctx);
+        return path !== undefined && view.probe.tracked(path, view.ctx.projectRoot);
+      });
+    if (tracked !== rule.pathsTracked) return false;
+  }
   if (rule.envAny) {
     const env = Object.entries(view.command.env);
     if (!rule.envAny.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
   }
   if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
-  if (rule.stdinFrom && (view.previous === undefined || !rule.stdinFrom(view.previous))) return false;
+  if (rule.stdinFrom && !view.earlier.some(rule.stdinFrom)) return false;
   if (rule.redirect && !outputRedirects(view).some((out) => matchesRedirect(rule, view, out))) return false;
   return true;
 }

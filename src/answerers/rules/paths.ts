@@ -41,7 +41,7 @@ export const BUILD_DIRS = new Set([
 
 const SYSTEM_DIRS = new Set([
   "etc", "usr", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "opt", "srv", "sys", "proc",
-  "snap", "run", "mnt", "media", "nix", "System", "Library", "Applications", "private", "cores", "Volumes",
+  "snap", "run", "nix", "System", "Library", "Applications", "private", "cores",
   "lost+found", "selinux",
 ]);
 

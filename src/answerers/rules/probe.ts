@@ -58,5 +58,5 @@ export const diskProbe: Probe = {
   tracked: isTracked,
 };
 
-/** For examples and tests: every named file exists, none is tracked. */
-export const assumeExisting: Probe = { exists: () => true, tracked: () => false };
+/** For examples: a name with a dot (notes.txt, src/app.ts, .) exists, others (main, feature/x) do not; git tracks nothing. */
+export const examplesProbe: Probe = { exists: (path) => /(^|\/)[^/]*\.[^/]*$/.test(path) || path === "/home/user/project", tracked: () => false };

@@ -12,6 +12,13 @@ import { SCOPES, type Scope } from "../approvals/task.ts";
 import { loadPolicy } from "../policy/index.ts";
 import { USAGE_EXIT } from "./common.ts";
 
+/**
+ * Variables a coding assistant sets in the shell its commands run in. A decision typed there would be the
+ * assistant approving itself, so approve, reject and answer refuse to run in such a shell. This is a
+ * speed bump, not a wall (an assistant can unset them): see docs/approvals.md.
+ */
+export const ASSISTANT_SHELL_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "VERDICT_RUN_CALL"];
+
 const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 2, already: 3, always: 4, notFound: 15 } as const;
 
 const HELP = `Usage: verdict approvals <command> [options]
@@ -168,6 +175,16 @@ export async function main(argv: string[]): Promise<number> {
   if (!(sub in allowed)) return usage(`unknown approvals command ${JSON.stringify(sub)}`);
   for (const name of flags.keys()) if (!allowed[sub]!.includes(name)) return usage(`${sub} takes no ${name}`);
   const want = (n: number, what: string) => (args.length === n ? undefined : usage(`${sub} takes ${what}`));
+  const marker = ASSISTANT_SHELL_MARKERS.find((name) => process.env[name]);
+  if (marker && (sub === "approve" || sub === "reject" || sub === "answer")) {
+    return emit(json, {
+      command: sub,
+      exit: EXIT.usage,
+      message: `this shell belongs to an AI assistant (${marker} is set): a decision must come from a person, in a shell of their own`,
+      code: "ASSISTANT-SHELL",
+      fix: ["run the same command in a terminal that no assistant started"],
+    }, []);
+  }
 
   try {
     switch (sub) {

@@ -201,6 +201,13 @@ describe("verdict approvals through the binary", () => {
     expect(verdict(["approvals", "list", "--bogus"]).code).toBe(2);
     expect(verdict(["approvals", "show", "abcdef12"]).code).toBe(15);
     expect(verdict(["approvals", "--help"]).code).toBe(0);
+    const id = idIn(request("rm -rf build").stderr)!;
+    for (const marker of ["CLAUDECODE", "GEMINI_CLI", "CODEX_THREAD_ID", "VERDICT_RUN_CALL"]) {
+      const inside = verdict(["approvals", "approve", id, "--json"], { ...box.env, [marker]: "1" });
+      expect(inside.code).toBe(2);
+      expect(JSON.parse(inside.stdout).code).toBe("ASSISTANT-SHELL");
+    }
+    expect(tasks()[0]!.status).toBe("open");
     const denied = request("rm -rf ~");
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain("no approval overrides a deny");

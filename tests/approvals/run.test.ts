@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ASSISTANT_SHELL_MARKERS } from "../../src/cli/approvals.ts";
 import { BINARY } from "../support/binary.ts";
 import { startFake, type FakeServer } from "../task/fake-formal-ai.ts";
 import { check, evidenceOf, runVerdict, setup, toolSteps, type Setup } from "../task/helpers.ts";
@@ -11,8 +12,15 @@ import { check, evidenceOf, runVerdict, setup, toolSteps, type Setup } from "../
 let fake: FakeServer | undefined;
 afterEach(() => fake?.stop());
 
+/** A person's own shell: none of the variables an assistant's shell carries. */
+function personEnv(env: Record<string, string>): Record<string, string> {
+  const own = { ...env };
+  for (const name of ASSISTANT_SHELL_MARKERS) delete own[name];
+  return own;
+}
+
 function approvals(s: Setup, args: string[]) {
-  const result = Bun.spawnSync([BINARY, "approvals", ...args], { cwd: s.cwd, env: s.env, stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync([BINARY, "approvals", ...args], { cwd: s.cwd, env: personEnv(s.env), stdout: "pipe", stderr: "pipe" });
   return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

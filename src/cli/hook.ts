@@ -83,11 +83,13 @@ export async function main(argv: string[]): Promise<number> {
       if (kind === "unknown") kind = sniffKind(received);
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
+    const { hostAsk } = await import("../approvals/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
+      hostAsk: (call, judgment, loaded) => hostAsk(call, judgment, { policy: loaded.policy }),
       startedAt,
       stateDir: stateDir(),
       onKind: (k) => (kind = k),

@@ -35,6 +35,15 @@ export interface HookDeps {
     input: { requests: string[]; final: string; host: string; event: string; cwd: string; startedAt: number; transcript?: { commands: RanCommand[] } },
     loaded: LoadedPolicy,
   ): Promise<TurnJudgment>;
+  /**
+   * An ask on a host that cannot ask (approvals.hosts_that_cannot_ask): open or find the approval task for
+   * the call and say what to do, or allow it if a person already approved it. Absent: a plain denial.
+   */
+  hostAsk?(
+    call: { command: string; cwd: string; host: string; session?: string },
+    judgment: CommandJudgment,
+    loaded: LoadedPolicy,
+  ): { decision: "allow" | "deny"; reason: string };
   startedAt: number;
   stateDir: string;
   /** called as soon as the hosts settings are known (the CLI re-arms its deadline with them) */
@@ -131,7 +140,8 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
   if (event.kind === "command") {
     try {
       const judgment = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
-      return { ...commandReply(adapter, hosts, judgment), kind, event: event.event, command: event.command, judgment };
+      const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, judgment, event, loaded, deps) : undefined;
+      return { ...(asked ?? commandReply(adapter, hosts, judgment)), kind, event: event.event, command: event.command, judgment };
     } catch (error) {
       return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command: event.command };
     }
@@ -164,6 +174,35 @@ export function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: P
     }
   }
   return { reply: adapter.command(decision, reasonFor(line)), decision, line };
+}
+
+/**
+ * An ask on a host that cannot ask, when the policy sends it to the approvals journal
+ * (approvals.hosts_that_cannot_ask) and hosts.ask_becomes does not say pass: a denial naming the approval
+ * task and the command that approves it, or an allow once a person has approved this very call.
+ */
+function askWithoutAsking(
+  adapter: Adapter,
+  hosts: HostsSettings,
+  judgment: CommandJudgment,
+  event: { command: string; cwd: string; sessionId?: string },
+  loaded: LoadedPolicy,
+  deps: HookDeps,
+): Pick<HookOutcome, "reply" | "decision" | "line"> | undefined {
+  const becomes = hosts.ask_becomes[adapter.name];
+  const cannotAsk = (loaded.policy.approvals?.hosts_that_cannot_ask as readonly string[] | undefined)?.includes(adapter.name) ?? false;
+  if (!deps.hostAsk || !cannotAsk || becomes === "pass") return undefined;
+  try {
+    const result = deps.hostAsk({ command: event.command, cwd: event.cwd, host: adapter.name, session: event.sessionId }, judgment, loaded);
+    if (result.decision === "allow") {
+      const line = `${judgment.line}; ${result.reason}`;
+      return { reply: adapter.command("allow", reasonFor(line)), decision: "allow", line };
+    }
+    return { reply: adapter.command("deny", reasonFor(result.reason)), decision: "deny", line: result.reason };
+  } catch (error) {
+    const line = `${judgment.line}. This needs a person's approval, and the approval task could not be opened (${errorText(error)}), so it is refused`;
+    return { reply: adapter.command("deny", reasonFor(line)), decision: "deny", line };
+  }
 }
 
 function hasRunningBackgroundWork(event: TurnEndEvent): boolean {

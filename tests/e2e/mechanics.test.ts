@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
+import { join } from "node:path";
 import { describe as summary, hostSetup, makeSandbox, runHost, setStub, stubPayloads, writeStubHook, type Outcome, type Sandbox } from "./lib/harness.ts";
 
 const REASON = "E2E_REASON_7f3a";
@@ -101,6 +102,25 @@ for (const name of e2eHosts()) {
           expect(stubPayloads(sb, "STOP").length, why).toBe(1);
         }
       }, 120_000);
+    }
+
+    if (name === "claude") {
+      // verdict install writes onFailure: "block" on Claude's PreToolUse hook: if verdict cannot run at all,
+      // the command is refused. Shown under bypassPermissions, where a failed hook would otherwise let it run.
+      for (const onFailure of [undefined, "block"] as const) {
+        test(`a hook that cannot run ${onFailure ? "blocks with onFailure: block" : "fails open without onFailure"}`, async () => {
+          const sb = makeSandbox("claude-onfailure");
+          boxes.push(sb);
+          const setup = hostSetup(host, sb, undefined, { claudePermissionMode: "bypassPermissions" });
+          setup.env.IS_SANDBOX = "1"; // bypassPermissions as root
+          const handler: Record<string, unknown> = { type: "command", command: "/nonexistent/verdict hook claude", timeout: 5 };
+          if (onFailure) handler.onFailure = onFailure;
+          setup.files[join(sb.project, ".claude", "settings.json")] = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [handler] }] } });
+          const o = await runHost(sb, setup, [{ command: `touch ${sb.marker}` }, { text: "FAKE_FINAL: done." }], { timeoutMs: 90_000 });
+          expect(o.markerExists, summary(o)).toBe(onFailure !== "block");
+          if (onFailure) expect(o.followUps[0]!.includes('blocking because onFailure is \\\"block\\\"'), summary(o)).toBe(true);
+        }, 120_000);
+      }
     }
 
     test("a turn-end block makes the host continue with the reason, once", async () => {

@@ -124,6 +124,21 @@ for (const name of e2eHosts()) {
       expect(o.mainRequests.length, summary(o)).toBe(3);
     }, 120_000);
 
+    if (name === "codex" || name === "gemini") {
+      test("an ask becomes an approval task; once a person approves it, the agent's retry runs", async () => {
+        const { o, sb } = await scenario((sb) => [
+          { command: `touch ${join(sb.project, "e2e-asked-marker")}` },
+          // A person approves from another terminal, and the model tries the same command again.
+          { command: `touch ${join(sb.project, "e2e-asked-marker")}`, run: [[VERDICT, "approvals", "approve", "{{APPROVAL}}"]] },
+          { text: FINISHED },
+        ]);
+        expectInstalled(o);
+        expect(told(o, "verdict approvals approve "), summary(o)).toBe(true);
+        expect(o.stepRuns[0]?.exitCode, JSON.stringify(o.stepRuns)).toBe(0);
+        expect(existsSync(join(sb.project, "e2e-asked-marker")), summary(o)).toBe(true);
+      }, 120_000);
+    }
+
     if (name === "codex") {
       test("with the hooks trusted the way /hooks does it (no bypass flag), a deny still holds", async () => {
         const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }], { trustCodexHooks: true });

@@ -52,6 +52,31 @@ describe("commands", () => {
     }
   });
 
+  test("ask on a host that cannot ask goes to the approvals journal: deny with the approve command, allow once approved", async () => {
+    const calls: any[] = [];
+    let approved = false;
+    const deps = {
+      ...fakeDeps({ command: { verdict: "ask", line: "rules: deletes files (90%)" } }),
+      hostAsk: (call: any) => {
+        calls.push(call);
+        return approved ? { decision: "allow" as const, reason: "approved by dev (scope once, task ab12)" } : { decision: "deny" as const, reason: "rules: deletes files (90%) — this needs a person's approval. To allow it, run: verdict approvals approve ab12" };
+      },
+    };
+    const denied = await runHook("codex", payload("codex"), deps);
+    expect(replyEffect("codex", denied.reply.stdout, 0)).toBe("blocks");
+    expect(denied.reply.stdout).toContain("verdict approvals approve ab12");
+    expect(calls[0]).toMatchObject({ command: "rm -rf ~", cwd: "/home/dev/project", host: "codex", session: sample(PRE.codex).session_id });
+    approved = true;
+    const allowed = await runHook("codex", payload("codex"), deps);
+    expect(replyEffect("codex", allowed.reply.stdout, 0)).toBe("runs");
+    const gemini = await runHook("gemini", payload("gemini"), deps);
+    expect(replyEffect("gemini", gemini.reply.stdout, 0)).toBe("runs");
+    // Claude Code can ask: not sent to the journal by default.
+    const claude = await runHook("claude", payload("claude"), deps);
+    expect(replyEffect("claude", claude.reply.stdout, 0)).toBe("asks");
+    expect(calls).toHaveLength(3);
+  });
+
   test("ask: hosts.ask_becomes pass defers to the host's own approval", async () => {
     const policy = withHosts({ ask_becomes: { claude: "ask", codex: "pass", gemini: "pass", cursor: "deny" } });
     const codex = await runHook("codex", payload("codex"), fakeDeps({ command: { verdict: "ask", line: "x" }, policy }));

@@ -5,7 +5,11 @@
 // (the last step repeats). A step either asks for one shell command or answers with text. Side requests
 // (Gemini's router, titles, summaries) get a short fixed answer.
 
-export type Step = { command: string } | { text: string };
+/**
+ * `run`: commands the runner executes before this step is answered, as a person at another terminal would
+ * (e.g. `verdict approvals approve {{APPROVAL}}`, the id taken from what the model was last sent).
+ */
+export type Step = ({ command: string } | { text: string }) & { run?: string[][] };
 
 export interface RecordedRequest {
   method: string;
@@ -120,10 +124,11 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
   return json(resp);
 }
 
-export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) => void): FakeModel {
+export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) => void, beforeStep?: (step: Step, body: unknown) => Promise<void>): FakeModel {
   const requests: RecordedRequest[] = [];
   let mainCount = 0;
-  const nextStep = (): Step => steps[Math.min(mainCount++, steps.length - 1)]!;
+  let current: Step | undefined;
+  const nextStep = (): Step => (current = steps[Math.min(mainCount++, steps.length - 1)]!);
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -148,7 +153,9 @@ export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) =
       if (p === "/v1/messages" && req.method === "POST") {
         const main = (body?.tools ?? []).some((t: any) => t?.name === "Bash");
         record(main);
-        return anthropic(body, main ? nextStep() : null, requests.length);
+        const step = main ? nextStep() : null;
+        if (step?.run && beforeStep) await beforeStep(step, body);
+        return anthropic(body, step, requests.length);
       }
       if (p === "/v1/messages/count_tokens") {
         record(false);
@@ -158,7 +165,9 @@ export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) =
       if (p.endsWith("/responses") && req.method === "POST") {
         const main = (body?.tools ?? []).some((t: any) => ["exec_command", "shell_command", "shell", "local_shell"].includes(t?.name ?? t?.type));
         record(main);
-        return openaiResponses(body, main ? nextStep() : { text: "ok" }, requests.length);
+        const step = main ? nextStep() : null;
+        if (step?.run && beforeStep) await beforeStep(step, body);
+        return openaiResponses(body, step ?? { text: "ok" }, requests.length);
       }
       if (p.endsWith("/models") && req.method === "GET") {
         record(false);
@@ -172,7 +181,9 @@ export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) =
       if (p.startsWith("/v1beta/models/") && p.includes("enerateContent")) {
         const main = geminiOffersShell(body);
         record(main);
-        return gemini(p, body, main ? nextStep() : null, requests.length);
+        const step = main ? nextStep() : null;
+        if (step?.run && beforeStep) await beforeStep(step, body);
+        return gemini(p, body, step, requests.length);
       }
       record(false);
       return json({ type: "error", error: { type: "not_found_error", message: `fake model: no route for ${req.method} ${path}` } }, 404);

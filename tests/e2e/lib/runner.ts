@@ -27,6 +27,8 @@ export interface RunResult {
   stdout: string;
   stderr: string;
   pre: Array<{ argv: string[]; exitCode: number | null; stdout: string; stderr: string }>;
+  /** commands run by steps while the host ran */
+  stepRuns: Array<{ argv: string[]; exitCode: number | null; stdout: string; stderr: string }>;
   requests: RecordedRequest[];
   port: number;
 }
@@ -61,9 +63,17 @@ function run(argv: string[], cwd: string, env: Record<string, string>, timeoutMs
 
 async function main() {
   const spec: RunSpec = JSON.parse(readFileSync(process.argv[2]!, "utf8"));
-  const fake = startFakeModel(spec.steps);
+  let env: Record<string, string> = {};
+  const stepRuns: RunResult["pre"] = [];
+  const fake = startFakeModel(spec.steps, undefined, async (step, body) => {
+    const approval = /verdict approvals approve ([A-Za-z0-9_-]+)/.exec(JSON.stringify(body))?.[1] ?? "NO-APPROVAL-ID-SEEN";
+    for (const argv of step.run ?? []) {
+      const r = await run(argv.map((word) => word.replaceAll("{{APPROVAL}}", approval)), spec.cwd, env, 60_000);
+      stepRuns.push({ argv, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
+    }
+  });
   const sub = (s: string) => s.replaceAll("{{PORT}}", String(fake.port));
-  const env = Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, sub(v)]));
+  env = Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, sub(v)]));
   for (const [path, content] of Object.entries(spec.files)) {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, sub(content));
@@ -75,7 +85,7 @@ async function main() {
     pre.push({ argv, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
   }
   const r = await run(spec.argv.map(sub), spec.cwd, env, spec.timeoutMs);
-  const result: RunResult = { ...r, durationMs: Date.now() - t0, pre, requests: fake.requests, port: fake.port };
+  const result: RunResult = { ...r, durationMs: Date.now() - t0, pre, stepRuns, requests: fake.requests, port: fake.port };
   fake.stop();
   writeFileSync(spec.resultPath, JSON.stringify(result));
 }

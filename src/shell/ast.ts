@@ -21,7 +21,9 @@ export type WordPart =
   /** <(...) or >(...). */
   | { k: "proc"; raw: string; dir: "<" | ">"; body: List }
   /** NAME=(a b c): the raw text and the element words. */
-  | { k: "array"; raw: string; words: Word[] };
+  | { k: "array"; raw: string; words: Word[] }
+  /** Expansions inside an array subscript `a[$(cmd)]=x`, whose text stays in the literal before it: no text of its own. */
+  | { k: "subscript"; inner: WordPart[] };
 
 export type Word = { parts: WordPart[]; start: number; end: number };
 

@@ -14,10 +14,10 @@ type Stop = "eof" | ")" | readonly string[];
 
 const RESERVED = new Set([
   "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for",
-  "select", "in", "function", "{", "}", "!", "[[", "time", "coproc",
+  "select", "in", "function", "{", "}", "!", "[[", "]]", "time", "coproc",
 ]);
 /** Reserved words that close something; met where nothing is open, they are syntax errors. */
-const CLOSERS = new Set(["then", "elif", "else", "fi", "do", "done", "esac", "}"]);
+const CLOSERS = new Set(["then", "elif", "else", "fi", "do", "done", "esac", "}", "]]"]);
 
 /** Skips blanks, line continuations and a comment; stops at a newline. */
 export function skipBlanks(s: Source): void {
@@ -551,7 +551,7 @@ function parseSimple(s: Source): Command {
       s.fail("unexpected '('");
     }
     if (isDelim(c) && !((c === "<" || c === ">") && s.peek(1) === "(")) break;
-    const w = parseWord(s);
+    const w = parseWord(s, cmd.words.length === 0 ? "assign" : "normal");
     if (w === null) break;
     const first = w.parts[0];
     if (cmd.words.length === 0 && first?.k === "lit") {

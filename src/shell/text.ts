@@ -28,6 +28,8 @@ export function partsText(parts: readonly WordPart[], positional?: Positional): 
       case "param":
         out += positionalValue(p, positional) ?? p.raw;
         break;
+      case "subscript":
+        break;
       default:
         out += p.raw;
     }
@@ -46,7 +48,7 @@ export function isDynamic(w: Word, positional?: Positional): boolean {
       if (p.k === "lit" && p.glob && !quoted) return true;
       if (p.k === "dq" && walk(p.parts, true)) return true;
       if (p.k === "param" && positionalValue(p, positional) === undefined) return true;
-      if (p.k === "cmd" || p.k === "arith" || p.k === "proc" || p.k === "array") return true;
+      if (p.k === "cmd" || p.k === "arith" || p.k === "proc" || p.k === "array" || p.k === "subscript") return true;
     }
     return false;
   };
@@ -70,6 +72,7 @@ export function collectSubstitutions(parts: readonly WordPart[], out: Substituti
         break;
       case "param":
       case "arith":
+      case "subscript":
         collectSubstitutions(p.inner, out);
         break;
       case "array":

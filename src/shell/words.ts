@@ -30,8 +30,12 @@ function hasBracketGlob(lit: string): boolean {
 
 const ASSIGN_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$/;
 
-/** Word modes: ordinary words, or the right side of `[[ x =~ re ]]`, where `(`, `)` and `|` belong to the regex. */
-export type WordMode = "normal" | "regex";
+/**
+ * Word modes: ordinary words; words where an assignment may stand (before the command name),
+ * where `name[...]` reads to the matching `]` as bash does (`a[i + 1]=x` is one word); or the
+ * right side of `[[ x =~ re ]]`, where `(`, `)` and `|` belong to the regex.
+ */
+export type WordMode = "normal" | "assign" | "regex";
 
 /** Reads one word at the current position; returns null when a delimiter is there (no word). */
 export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
@@ -42,6 +46,7 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
   let glob = false;
   let bracket = false;
   let parenDepth = 0;
+  let subscript: WordPart[] | undefined;
   const flush = () => {
     if (lit !== "") {
       parts.push({ k: "lit", v: lit, glob: glob || (bracket && hasBracketGlob(lit)) });
@@ -56,7 +61,16 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
     while (i < text.length) {
       const c = text.charCodeAt(i);
       if (c < 128 && SPECIAL[c] === 1) break;
-      if (c === 91) bracket = true;
+      if (c === 91) {
+        bracket = true;
+        if (mode === "assign" && lit === "" && parts.length === 0 && i > s.pos && nameLength(text, s.pos) === i - s.pos) {
+          const close = closingBracket(s, i);
+          const inner = text.slice(i + 1, close - 1);
+          if (inner.includes("$") || inner.includes("`")) subscript = parseExpansions(s, inner, i, "array subscript");
+          i = close;
+          continue;
+        }
+      }
       i++;
     }
     if (i > s.pos) {
@@ -89,7 +103,7 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
         continue;
       }
     }
-    if ((ch === "<" || ch === ">") && text.charAt(s.pos + 1) === "(" && mode === "normal") {
+    if ((ch === "<" || ch === ">") && text.charAt(s.pos + 1) === "(" && mode !== "regex") {
       // <(cmd) and >(cmd): process substitution, parsed in place.
       flush();
       const pstart = s.pos;
@@ -99,7 +113,7 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
       continue;
     }
     if (isDelim(ch)) {
-      if (ch === "(" && mode === "normal" && parts.length === 0 && ASSIGN_PREFIX.test(lit)) {
+      if (ch === "(" && mode !== "regex" && parts.length === 0 && ASSIGN_PREFIX.test(lit)) {
         // NAME=(a b c): an array assignment; its elements are words.
         flush();
         parts.push(parseArray(s));
@@ -162,9 +176,23 @@ export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
     }
   }
   flush();
+  if (subscript !== undefined) parts.push({ k: "subscript", inner: subscript });
   if (s.pos === start) return null;
   if (++s.budget.words > WORD_LIMIT) s.fail(`more than ${WORD_LIMIT} words in one line`, start);
   return { parts, start, end: s.pos };
+}
+
+/** The index after the `]` matching the `[` at `open` (an array subscript, which may hold blanks). */
+function closingBracket(s: Source, open: number): number {
+  const text = s.text;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 91) depth++;
+    else if (c === 93 && --depth === 0) return i + 1;
+  }
+  return s.fail("unterminated '[' in array subscript", open);
 }
 
 /** An extended glob such as `!(*.log)`: kept as literal text, parentheses balanced. */
@@ -533,6 +561,11 @@ function subSource(s: Source, text: string): Source {
 
 /** The expansions in an unquoted here-document body: `$x`, `${..}`, `$(..)`, backquotes; quotes are plain text there. */
 export function parseHeredocBody(s: Source, body: string, at: number): WordPart[] {
+  return parseExpansions(s, body, at, "here-document");
+}
+
+/** Text where only `$...`, backquotes and backslashes are special (here-document bodies, array subscripts). */
+function parseExpansions(s: Source, body: string, at: number, what: string): WordPart[] {
   const hs = subSource(s, body);
   const parts: WordPart[] = [];
   let lit = "";
@@ -572,7 +605,7 @@ export function parseHeredocBody(s: Source, body: string, at: number): WordPart[
       }
     }
   } catch (e) {
-    if (e instanceof ParseError) throw new ParseError(`in here-document: ${e.message}`, at);
+    if (e instanceof ParseError) throw new ParseError(`in ${what}: ${e.message}`, at);
     throw e;
   }
   flush();

@@ -273,6 +273,7 @@ export class Walker {
             return;
           }
         }
+        if (!dynamic && argv[i] === "") throw new WalkError(`empty command name after ${via.at(-1) ?? "a wrapper"}`);
         const run = { argv: argv.slice(i, end), words: words.slice(i, end), dynamic, via, env, cwd };
         actions.push(child === undefined ? { k: "run", ...run } : { k: "find-child", ...run, ownDir: child.ownDir });
         if (step.k === "find") {

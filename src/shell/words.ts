@@ -6,7 +6,7 @@
 import type { List, Word, WordPart } from "./ast.ts";
 import { parseList, parseNested, skipLinebreaks } from "./parser.ts";
 import { nameLength } from "./chars.ts";
-import { ParseError, type Source, WORD_LIMIT } from "./source.ts";
+import { ParseError, Source, WORD_LIMIT } from "./source.ts";
 
 function charTable(chars: string): Uint8Array {
   const table = new Uint8Array(128);
@@ -555,8 +555,7 @@ function parseSubScript(s: Source, inner: string, at: number, what: string): Lis
 }
 
 function subSource(s: Source, text: string): Source {
-  const SourceCtor = s.constructor as new (text: string, depth: number, budget: Source["budget"]) => Source;
-  return new SourceCtor(text, s.depth, s.budget);
+  return new Source(text, s.depth, s.budget);
 }
 
 /** The expansions in an unquoted here-document body: `$x`, `${..}`, `$(..)`, backquotes; quotes are plain text there. */

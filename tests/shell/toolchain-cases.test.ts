@@ -173,6 +173,7 @@ describe("15 malformed inputs are errors", () => {
     expectError("'' rm -rf /", /^1:1: empty command name$/);
     expectError('echo ok; "" x', /^1:10: empty command name$/);
     expectError("bash -c '\"\" x'", /in code run by bash -c: empty command name/);
+    expectError("sudo '' rm", /empty command name after sudo/);
   });
   for (const [line, message] of malformed) {
     test(JSON.stringify(line), () => {

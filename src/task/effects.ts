@@ -68,7 +68,6 @@ export type EffectDecision =
   | { allowed: true; plan: CallPlan; checks: Check[] }
   | { allowed: false; reason: RefusalReason; message: string; plan?: CallPlan; checks: Check[] };
 
-const WRITE_ACTS = new Set(["build", "edit", "delete", "history"]);
 const OUTSIDE_ACTS = new Set(["system", "remote", "unread"]);
 const BUILTINS = new Set([
   "cd", "pushd", "popd", "export", "unset", "set", "alias", "unalias", "source", ".", "eval", "exec", "exit",

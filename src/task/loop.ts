@@ -7,78 +7,15 @@
  * understand", or at a bound, a refusal, a protocol error or a cancellation.
  * A refused call ends the run: nothing after it runs.
  */
-import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
-import type { LoadedPolicy } from "../policy/load.ts";
-import { decideAsk } from "./ask.ts";
-import { complete, type ChatMessage, type ClientOptions, type ToolCall } from "./client.ts";
-import { evaluateEffects, recordRead, recordWrite, type EffectContext, type EffectsMode } from "./effects.ts";
-import { preview, writeEvidence, type Evidence, type ToolStep } from "./evidence.ts";
-import {
-  accumulate,
-  describeEffects,
-  DigestCache,
-  diffFingerprints,
-  emptyDiff,
-  fingerprint,
-  fingerprintDigest,
-  hasEffects,
-  type EffectDiff,
-  type Fingerprint,
-} from "./fingerprint.ts";
-import { cancelled, completed, outcome, type CancelSignal, type Outcome } from "./outcome.ts";
-import { formatNotRun, formatReceipt } from "./result.ts";
-import { runArgv, type Receipt } from "./runner.ts";
-import { snapshotTargets, verifyClaims } from "./verify.ts";
+import { runCall } from "./call.ts";
+import { complete, type ChatMessage, type ToolCall } from "./client.ts";
+import { preview } from "./evidence.ts";
+import { describeEffects, DigestCache, emptyDiff, fingerprint, fingerprintDigest, type Fingerprint } from "./fingerprint.ts";
+import { cancelled, completed, outcome, type Outcome } from "./outcome.ts";
+import { formatNotRun } from "./result.ts";
+import { oneLine, ranSoFar, save, type CallResult, type RunState, type TaskBounds, type TaskOptions } from "./state.ts";
 
-export type TaskBounds = {
-  maxToolCalls: number;
-  runWithinMs: number;
-  callWithinMs: number;
-  requestWithinMs: number;
-  graceMs: number;
-  maxOutputBytes: number;
-  maxFingerprintEntries: number;
-  effects: EffectsMode;
-};
-
-export type TaskOptions = {
-  runId: string;
-  request: string;
-  /** The working directory, links resolved. */
-  cwd: string;
-  /** The tool calls' environment (verdict's own, minus the key, plus the task's variables). */
-  toolEnv: Record<string, string>;
-  bounds: TaskBounds;
-  client: ClientOptions;
-  loaded: LoadedPolicy;
-  /** Copy each call's output live to stderr. */
-  mirror: boolean;
-  interactive: boolean;
-  /** A progress line for a person (silent under --json). */
-  note: (line: string) => void;
-  /** Aborted on SIGINT, SIGTERM or SIGHUP; `cancelSignal` says which. */
-  signal: AbortSignal;
-  cancelSignal: () => CancelSignal | undefined;
-  /** `performance.now()` past which the run's time is spent. */
-  deadline: number;
-  evidence: Evidence;
-};
-
-/** A call's result: the run goes on with a tool message, or ends with an outcome. */
-type CallResult = { kind: "continue"; status: number; toolResult: string } | { kind: "end"; outcome: Outcome; toolResult?: string };
-
-type RunState = {
-  messages: ChatMessage[];
-  digests: DigestCache;
-  effect: EffectContext;
-  total: EffectDiff;
-  callsRun: number;
-  callsSeen: number;
-  lastStatus?: number;
-  lastCommand?: string;
-  history: string[];
-  obligations: string[];
-};
+export type { TaskBounds, TaskOptions } from "./state.ts";
 
 export async function runTask(options: TaskOptions): Promise<Outcome> {
   const { evidence } = options;
@@ -222,156 +159,6 @@ function finish(
   return completed(last, `${what}; ${describeEffects(state.total)}`, remaining);
 }
 
-async function runCall(options: TaskOptions, state: RunState, turn: number, call: ToolCall): Promise<CallResult> {
-  const { evidence, bounds, cwd } = options;
-  const step: ToolStep = { kind: "tool", turn, call: state.callsSeen, id: call.id, command: call.command, decision: "not-run", checks: [] };
-  evidence.steps.push(step);
-  const refuse = (reason: string, message: string): CallResult => {
-    const toolResult = formatNotRun({ status: "refused", reason, message, command: call.command });
-    step.decision = "refused";
-    step.toolResult = toolResult;
-    options.note(`[${step.call}] ${call.command}\n    refused (${reason})`);
-    save(options);
-    return {
-      kind: "end",
-      toolResult,
-      outcome: outcome("refused", reason, `refused ${call.command}: ${message}`, [
-        "the refused call did not run, and nothing after it ran",
-        ...ranSoFar(state),
-      ]),
-    };
-  };
-
-  const effects = evaluateEffects(call.command, state.effect);
-  step.checks.push(...effects.checks);
-  if (effects.plan) {
-    step.argv = effects.plan.argv;
-    step.effectClass = effects.plan.effectClass;
-    if (effects.plan.act) step.act = effects.plan.act;
-    if (effects.plan.write.known) step.targets = effects.plan.write.targets;
-  }
-  if (!effects.allowed) return refuse(effects.reason, effects.message);
-  const plan = effects.plan;
-
-  const judgment = await judge(options, call.command);
-  const judged = { verdict: judgment.verdict, line: judgment.line, answerer: judgment.answerer, ...(judgment.rule ? { rule: judgment.rule.id } : {}) };
-  if (judgment.verdict === "deny") {
-    step.checks.push({ name: "judge", passed: false, detail: judgment.line, ...judged });
-    return refuse("judge-deny", `the judge denies it: ${judgment.line}`);
-  }
-  if (judgment.verdict === "ask") {
-    step.checks.push({ name: "judge", passed: true, detail: `asks for approval: ${judgment.line}`, ...judged });
-    const decision = await decideAsk(
-      { command: call.command, argv: plan.argv, cwd, toolCallId: call.id, callNumber: state.callsSeen },
-      judgment,
-      { runId: options.runId, request: options.request, history: [...state.history], loaded: options.loaded, signal: options.signal, interactive: options.interactive, note: options.note },
-    );
-    const cancelledBy = options.cancelSignal();
-    if (cancelledBy) {
-      step.checks.push({ name: "approval", passed: false, detail: "cancelled while waiting for approval" });
-      step.decision = "not-run";
-      save(options);
-      return { kind: "end", outcome: cancelled(cancelledBy, "while waiting for an approval") };
-    }
-    if (decision.decision === "refused") {
-      step.checks.push({ name: "approval", passed: false, detail: decision.message, ...decision });
-      return refuse(decision.reason === "approvals-unavailable" ? "judge-ask" : decision.reason, decision.message);
-    }
-    step.checks.push({ name: "approval", passed: true, detail: `approved${decision.by ? ` by ${decision.by}` : ""}`, ...decision });
-  } else {
-    step.checks.push({ name: "judge", passed: true, detail: judgment.line, ...judged });
-  }
-
-  options.note(`[${state.callsSeen}] ${call.command}`);
-  const before = fingerprint(cwd, bounds.maxFingerprintEntries, state.digests);
-  const claims = plan.write.known ? plan.write.claims : [];
-  const targetsBefore = snapshotTargets(claims);
-  const left = options.deadline - performance.now();
-  const receipt = await runArgv({
-    argv: plan.argv,
-    cwd,
-    env: { ...options.toolEnv, ...plan.env, VERDICT_RUN_CALL: String(state.callsSeen) },
-    timeoutMs: Math.max(1, Math.min(bounds.callWithinMs, left)),
-    maxOutputBytes: bounds.maxOutputBytes,
-    graceMs: bounds.graceMs,
-    signal: options.signal,
-    ...(options.mirror ? { mirror: (_stream, chunk) => void process.stderr.write(chunk) } : {}),
-  });
-  const after = fingerprint(cwd, bounds.maxFingerprintEntries, state.digests);
-  const diff = diffFingerprints(before, after);
-  state.total = accumulate(state.total, diff);
-  state.callsRun++;
-  state.history.push(call.command);
-  step.decision = "ran";
-  step.receipt = receiptFields(receipt);
-  step.stdout = preview(receipt.stdout.text);
-  step.stderr = preview(receipt.stderr.text);
-  step.effects = diff;
-  evidence.effects = state.total;
-  const toolResult = formatReceipt(call.command, cwd, receipt);
-  step.toolResult = toolResult;
-  options.note(`    ${statusLine(receipt, plan.effectClass, diff)}`);
-  if (receipt.stdout.truncated || receipt.stderr.truncated) {
-    options.note(`    output truncated to ${bounds.maxOutputBytes} bytes per stream (head and tail kept)`);
-  }
-
-  const cancelledBy = options.cancelSignal();
-  if (cancelledBy) {
-    save(options);
-    return { kind: "end", outcome: cancelled(cancelledBy, `during ${call.command}`) };
-  }
-  if (receipt.timedOut) {
-    save(options);
-    const limit = Math.min(bounds.callWithinMs, Math.max(0, Math.round(left)));
-    const runTime = left < bounds.callWithinMs;
-    return {
-      kind: "end",
-      outcome: outcome(
-        "budget-exhausted",
-        runTime ? "run-time" : "call-timeout",
-        `${call.command} passed its time limit of ${limit} ms${runTime ? " (the run's time left)" : ""} and was stopped`,
-        ["the stopped call may have done part of its work", ...describeChanges(diff)],
-      ),
-    };
-  }
-  if (plan.effectClass === "read") {
-    if (receipt.spawnError === null) recordRead(plan, state.effect);
-    if (hasEffects(diff)) {
-      step.unexpectedEffects = true;
-      options.note(`    warning: the working directory changed during a read-only call (${describeEffects(diff)})`);
-      state.obligations.push(`review what the read-only call ${call.command} changed: ${describeEffects(diff)}`);
-    }
-  } else if (plan.effectClass === "write" && receipt.status === 0) {
-    const program = plan.write.program;
-    const verification = verifyClaims(claims, targetsBefore, cwd, program);
-    step.verification = verification;
-    if (verification.verified === false) {
-      save(options);
-      return {
-        kind: "end",
-        outcome: outcome("unverified", "readback-failed", `${call.command} exited 0, but reading back its targets shows: ${verification.detail}`, [
-          "the change could not be confirmed by reading it back; check the targets by hand",
-        ]),
-      };
-    }
-    if (verification.verified === true) {
-      recordWrite(plan, state.effect);
-      options.note(`    verified: ${verification.detail}`);
-    } else {
-      state.obligations.push(`${call.command} was not verified by readback (${verification.detail}): ${describeEffects(diff)}`);
-    }
-  }
-  save(options);
-  return { kind: "continue", status: receipt.status, toolResult };
-}
-
-async function judge(options: TaskOptions, command: string): Promise<CommandJudgment> {
-  return judgeCommand(
-    { command, cwd: options.cwd, startedAt: performance.now(), host: "run", event: "tool-call" } as Parameters<typeof judgeCommand>[0],
-    options.loaded,
-  );
-}
-
 function overBudget(options: TaskOptions, turn: number, call: ToolCall, bounds: TaskBounds): CallResult {
   options.evidence.steps.push({
     kind: "tool",
@@ -455,42 +242,6 @@ function runTimeSpent(bounds: TaskBounds): Outcome {
   ]);
 }
 
-function ranSoFar(state: RunState): string[] {
-  if (state.callsRun === 0) return [];
-  return [`${state.callsRun} call${state.callsRun === 1 ? "" : "s"} ran before the end; they changed: ${describeEffects(state.total)}`, ...state.obligations];
-}
-
-function describeChanges(diff: EffectDiff): string[] {
-  return hasEffects(diff) ? [`it changed: ${describeEffects(diff)}`] : [];
-}
-
-function receiptFields(receipt: Receipt): Record<string, unknown> {
-  return {
-    startedAt: receipt.startedAt,
-    durationMs: receipt.durationMs,
-    exitCode: receipt.exitCode,
-    signal: receipt.signal,
-    status: receipt.status,
-    timedOut: receipt.timedOut,
-    cancelled: receipt.cancelled,
-    spawnError: receipt.spawnError,
-    stdoutBytes: receipt.stdout.bytes,
-    stderrBytes: receipt.stderr.bytes,
-    truncated: { stdout: receipt.stdout.truncated, stderr: receipt.stderr.truncated },
-  };
-}
-
-function statusLine(receipt: Receipt, effectClass: string, diff: EffectDiff): string {
-  const how = receipt.spawnError
-    ? receipt.spawnError
-    : receipt.timedOut
-      ? "stopped at its time limit"
-      : receipt.signal
-        ? `ended by ${receipt.signal}`
-        : `exit ${receipt.exitCode}`;
-  return `${how} · ${receipt.durationMs} ms · ${effectClass} · ${describeEffects(diff)}`;
-}
-
 function summary(print: Fingerprint) {
   return { entries: print.entries.size, complete: print.complete, digest: fingerprintDigest(print), problems: print.problems };
 }
@@ -499,15 +250,3 @@ function syntheticId(turn: number, index: number): string {
   return `call_${turn}_${index + 1}`;
 }
 
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
-function save(options: TaskOptions): void {
-  try {
-    writeEvidence(options.evidence);
-  } catch {
-    /* reported once at the end, when the final write fails too */
-  }
-}

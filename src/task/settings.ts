@@ -6,7 +6,7 @@
 import type { TaskSettings } from "../policy/schema-task.ts";
 import { DURATION_PATTERN, MEMORY_PATTERN, bytes, durationMs } from "../policy/units.ts";
 import type { EffectsMode } from "./effects.ts";
-import type { TaskBounds } from "./loop.ts";
+import type { TaskBounds } from "./state.ts";
 
 export type Mirror = "auto" | "on" | "off";
 

@@ -1,6 +1,6 @@
 /** verdict run's effect policy, the judge, and readback, through the compiled binary. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFake, type FakeServer } from "./fake-formal-ai.ts";
 import { check, evidenceOf, runVerdict, setup, toolSteps } from "./helpers.ts";
@@ -83,12 +83,18 @@ describe("verdict run: the effect policy", () => {
   });
 
   test("a program no rule knows is refused in workspace mode and runs in any mode", async () => {
-    const refused = await scripted(["uname"]);
+    const files = { "probe.sh": "#!/bin/sh\necho probed\n" };
+    const refused = await scripted(["./probe.sh"], files);
     expect(refused.ran.code).toBe(77);
     expect(refused.evidence.outcome.reason).toBe("unknown-program");
-    const ran = await scripted(["uname"], {}, ["--effects", "any"]);
-    expect(ran.ran.code).toBe(0);
-    expect(toolSteps(ran.evidence)[0]).toMatchObject({ decision: "ran", effectClass: "unknown" });
+    expect(refused.evidence.outcome.message).toContain("no rule of the policy knows ./probe.sh");
+    fake?.stop();
+    fake = startFake({ script: [{ command: "./probe.sh" }, { answer: "done" }] });
+    const s = setup(files);
+    chmodSync(join(s.cwd, "probe.sh"), 0o755);
+    const ran = await runVerdict(s, fake.url, ["--effects", "any", "probe"]);
+    expect(ran.code).toBe(0);
+    expect(toolSteps(evidenceOf(s))[0]).toMatchObject({ decision: "ran", effectClass: "unknown", stdout: "probed\n" });
   });
 
   test("overwriting an existing file no call read is refused; after a read the same write runs", async () => {

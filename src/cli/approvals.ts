@@ -4,7 +4,8 @@
  * schema_version, command, status, exit_code, message, code, fix, and the
  * command's data).
  */
-import { decideTask, journalPath, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type TaskEntry } from "../approvals/index.ts";
+import { decideTask, journalPath, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
+import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
 import { findTask, statusOf } from "../approvals/state.ts";
 import { short } from "../approvals/digest.ts";
@@ -104,9 +105,19 @@ function entryJson(entry: TaskEntry, now: Date): Record<string, unknown> {
   return { id: entry.task.id, status: statusOf(entry, now), task: entry.task, decision: entry.decision ?? null, used: entry.used };
 }
 
+/** The journal's state with overdue tasks settled; read-only (with a warning) when the journal is damaged. */
+function current(now: Date): State {
+  const journal = readJournal(journalPath());
+  if (journal.damage?.kind === "broken") {
+    console.error(`verdict: warning: the approvals journal ${journal.path} is damaged at line ${journal.damage.line} (${journal.damage.message}); showing the records before it, and nothing can be decided (verdict approvals verify)`);
+    return fold(journal.records);
+  }
+  return settleExpired(process.env, now);
+}
+
 function list(all: boolean, json: boolean): number {
   const now = new Date();
-  const state = settleExpired(process.env, now);
+  const state = current(now);
   const entries = state.order.filter((entry) => all || statusOf(entry, now) === "open");
   const human: string[] = [];
   if (entries.length === 0) human.push(all ? "no approval tasks yet" : "no task waits for a decision");
@@ -124,7 +135,7 @@ function list(all: boolean, json: boolean): number {
 
 function show(id: string, json: boolean): number {
   const now = new Date();
-  const state = settleExpired(process.env, now);
+  const state = current(now);
   const found = findTask(state, id);
   if ("error" in found) return emit(json, { command: "show", exit: found.error === "NOT-FOUND" ? EXIT.notFound : EXIT.usage, message: found.message, code: found.error, fix: ["verdict approvals list --all"] }, []);
   const { entry } = found;

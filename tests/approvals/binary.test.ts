@@ -192,6 +192,10 @@ describe("verdict approvals through the binary", () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("line 2");
     expect(broken.stderr).toContain("broken");
+    const listed = verdict(["approvals", "list", "--all"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain("damaged at line 2");
+    expect(listed.stdout).toContain("rm -rf a");
   });
 
   test("usage errors exit 2; an unknown task exits 15", () => {

@@ -21,16 +21,22 @@ export type ParsedArgs = {
   values: [string, string][];
 };
 
+/** Dashes that look like "-" (hyphen, en dash, minus sign...): read as "-", the cautious reading. */
+const DASHES = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]+/;
+
 /**
  * Splits `args` (the words after the program name). For a program with
- * subcommands (`subcommands` set), a `--` before the first operand only ends
- * the global options: `git -- reset --hard` still gives --hard.
+ * subcommands (`subcommands` set), options before the first operand are
+ * global: a value option there (git -C dir) is not taken for one of the
+ * subcommand's flags (git branch -C), and a `--` there only ends the global
+ * options (`git -- reset --hard` still gives --hard).
  */
 export function parseArgs(args: readonly string[], withValue: ReadonlySet<string>, subcommands = false): ParsedArgs {
   const parsed: ParsedArgs = { options: [], letters: new Set(), longs: new Set(), operands: [], operandAt: [], endOfOptions: false, values: [] };
   let leadingEnd = false;
   for (let i = 0; i < args.length; i++) {
-    const word = args[i] as string;
+    let word = args[i] as string;
+    if (DASHES.test(word)) word = word.replace(DASHES, (dashes) => "-".repeat(dashes.length));
     if (parsed.endOfOptions || word.length < 2 || word[0] !== "-") {
       parsed.operands.push(word);
       parsed.operandAt.push(i);
@@ -49,14 +55,26 @@ export function parseArgs(args: readonly string[], withValue: ReadonlySet<string
       parsed.endOfOptions = true;
       continue;
     }
-    parsed.options.push(word);
+    const global = subcommands && parsed.operands.length === 0;
     if (withValue.has(word)) {
       i++; // the next word is this option's value
       if (i < args.length) parsed.values.push([word, args[i] as string]);
+      if (global) continue;
+      parsed.options.push(word);
       if (word.startsWith("--")) parsed.longs.add(word);
       else if (word.length === 2) parsed.letters.add(word[1] as string);
       continue;
     }
+    const eqAt = word.indexOf("=");
+    if (global && eqAt !== -1 && withValue.has(word.slice(0, eqAt))) {
+      parsed.values.push([word.slice(0, eqAt), word.slice(eqAt + 1)]); // git --git-dir=x
+      continue;
+    }
+    if (global && /^-[^-]/.test(word) && withValue.has(word.slice(0, 2))) {
+      parsed.values.push([word.slice(0, 2), word.slice(2)]); // git -Crepo
+      continue;
+    }
+    parsed.options.push(word);
     if (word.startsWith("--")) {
       const eq = word.indexOf("=");
       parsed.longs.add(eq === -1 ? word : word.slice(0, eq));

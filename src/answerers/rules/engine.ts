@@ -77,13 +77,37 @@ function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect
 
 /** Builds the view of one executed command that matching works on. */
 export function viewOf(command: ExecutedCommand, earlier: readonly ExecutedCommand[], base: PathContext, probe: Probe): { view: View; untrusted?: string } {
-  const ctx: PathContext = { ...base, cwd: expandHome(command.cwd, base.home) };
+  const overridden = ["HOME", "TMPDIR", "PWD"].filter((name) => name in command.env);
+  const ctx: PathContext = {
+    ...base,
+    cwd: expandHome(command.cwd, base.home),
+    ...(overridden.length > 0 ? { overridden: new Set([...(base.overridden ?? []), ...overridden]) } : {}),
+  };
   const program = programOf(command, ctx);
-  const args = command.argv.slice(1);
+  let args = command.argv.slice(1);
+  // find's -exec ... ; segments are commands of their own (the parser lists them): find's own options stop at -exec.
+  if (FIND.has(program.name)) args = withoutExecSegments(args);
   // xargs and parallel add arguments read from standard input: unknown ones.
   if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}"))) args.push("{}");
   const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: earlier.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
+}
+
+const FIND = new Set(["find", "gfind", "bfs"]);
+const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/** find's arguments with the words of each -exec segment left out (the -exec itself stays). */
+function withoutExecSegments(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    out.push(word);
+    if (!EXEC_ACTIONS.has(word)) continue;
+    let j = i + 1;
+    while (j < args.length && !(args[j] === ";" || (args[j] === "+" && args[j - 1] === "{}"))) j++;
+    i = j;
+  }
+  return out;
 }
 
 /** The first rule naming a program that matches the command. */
@@ -116,12 +140,14 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   if (!parsed.ok) return { parsed: false, error: parsed.error, executed: [] };
   const commands = parsed.commands;
   const home = (context.home ?? process.env.HOME ?? homedir()).replace(/(.)\/+$/, "$1");
+  const assigned = ["HOME", "TMPDIR", "PWD"].filter((name) => name in parsed.assignments || commands.some((c) => c.name === "export" && c.argv.some((a) => a.startsWith(`${name}=`))));
   const base: PathContext = {
     cwd: context.cwd,
     projectRoot: usableProjectRoot(context.projectRoot ?? context.cwd, home),
     home,
     tmpdir: context.tmpdir ?? process.env.TMPDIR,
   };
+  if (assigned.length > 0) base.overridden = new Set(assigned);
   const probe = context.probe ?? diskProbe;
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);

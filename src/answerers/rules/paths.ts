@@ -27,6 +27,8 @@ export type PathContext = {
   projectRoot: string | undefined;
   home: string;
   tmpdir?: string;
+  /** Variables the line itself sets (export TMPDIR=..., HOME=... cmd): their values are not known. */
+  overridden?: ReadonlySet<string>;
 };
 
 /** Directory names whose contents a build, an install or a test run regenerates. */
@@ -76,7 +78,7 @@ export function usableProjectRoot(root: string | undefined, home: string): strin
   return normal;
 }
 
-const VARIABLE = /^\$(?:\{(HOME|TMPDIR|PWD)\}|(HOME|TMPDIR|PWD)(?![A-Za-z0-9_]))/;
+const VARIABLE = /^\$(?:\{(HOME|TMPDIR|PWD)(?::?-([^}$`]*))?\}|(HOME|TMPDIR|PWD)(?![A-Za-z0-9_]))/;
 
 /** The absolute path a word stands for, or undefined when it cannot be known. Globs stay in. */
 export function resolveWord(word: string, ctx: PathContext): string | undefined {
@@ -89,8 +91,12 @@ export function resolveWord(word: string, ctx: PathContext): string | undefined 
   } else {
     const m = VARIABLE.exec(text);
     if (m) {
-      const name = m[1] ?? m[2];
-      const value = name === "HOME" ? ctx.home : name === "PWD" ? ctx.cwd : (ctx.tmpdir ?? "/tmp");
+      const name = (m[1] ?? m[3]) as string;
+      if (ctx.overridden?.has(name)) return undefined;
+      const fallback = m[2];
+      let value = name === "HOME" ? ctx.home : name === "PWD" ? ctx.cwd : ctx.tmpdir;
+      // ${TMPDIR:-/tmp}: the default when unset; an unset TMPDIR means /tmp to most tools.
+      if (value === undefined && name === "TMPDIR") value = fallback ?? "/tmp";
       if (value === undefined) return undefined;
       text = value + text.slice(m[0].length);
     }

@@ -6,6 +6,7 @@
  * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
  * no host mistakes a crash for "no hook ran".
  */
+import { createHash } from "node:crypto";
 import { writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
         writeSync(2, note + "\n");
       } catch {}
     }
+    if (outcome.error) logFallback(host, outcome, startedAt);
   };
   const deadlineMs = (hosts: HostsSettings): number => {
     let within = 8000;
@@ -100,6 +102,41 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
   }
   return answered ? 0 : USAGE_EXIT;
+}
+
+/**
+ * A decision verdict made without judging (an error, the deadline) goes to the decision log too: the judge
+ * logs everything it judges, and this is what it did not get to. Best effort, after the answer is out.
+ */
+function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): void {
+  try {
+    const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
+    const { logDecision } = require("../log/decisions.ts") as typeof import("../log/decisions.ts");
+    const { redact } = require("../judge/redact.ts") as typeof import("../judge/redact.ts");
+    const loaded = loadPolicy({ cwd: process.cwd(), env: {}, only: ["default"] });
+    if (!loaded.ok) return;
+    const text = redact(outcome.command ?? "");
+    const verdict = outcome.decision === "allow" || outcome.decision === "ask" || outcome.decision === "deny" ? outcome.decision : "pass";
+    logDecision(
+      {
+        time: new Date().toISOString(),
+        host,
+        event: outcome.event || undefined,
+        subject: outcome.kind === "turn-end" ? "turn" : "command",
+        digest: createHash("sha256").update(text).digest("hex").slice(0, 16),
+        text: text.slice(0, loaded.loaded.policy.log.text_chars),
+        verdict,
+        line: redact(outcome.line),
+        answerer: "none",
+        model_not_used: redact(outcome.error ?? ""),
+        latency_ms: Math.round(performance.now() - startedAt),
+        policy_digest: "none",
+      },
+      loaded.loaded.policy,
+    );
+  } catch {
+    // the log is not worth a second failure
+  }
 }
 
 async function readStdin(onChunk: (text: string) => void): Promise<string> {

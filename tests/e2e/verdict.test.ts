@@ -61,7 +61,7 @@ for (const name of e2eHosts()) {
     }, 16 * 60_000);
     afterAll(() => boxes.forEach((b) => b.cleanup()));
 
-    async function scenario(steps: (sb: Sandbox) => Step[], opts: { trustCodexHooks?: boolean } = {}): Promise<{ o: Outcome; sb: Sandbox }> {
+    async function scenario(steps: (sb: Sandbox) => Step[], opts: { trustCodexHooks?: boolean; breakPolicyAfterInstall?: boolean } = {}): Promise<{ o: Outcome; sb: Sandbox }> {
       const sb = makeSandbox(`${name}-verdict`);
       boxes.push(sb);
       const setup = hostSetup(host, sb, undefined, { codexBypassTrust: !opts.trustCodexHooks });
@@ -69,6 +69,7 @@ for (const name of e2eHosts()) {
       const install = name === "codex" ? [VERDICT, "install", "codex"] : [VERDICT, "install", name, "--project"];
       const pre = [install];
       if (name === "codex" && opts.trustCodexHooks) pre.push([process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project]);
+      if (opts.breakPolicyAfterInstall) pre.push(["/bin/sh", "-c", `printf 'rules: [[[\\n  tresholds: x\\n' >> ${join(sb.home, ".config", "verdict", "policy.yaml")}`]);
       const o = await runHost(sb, setup, steps(sb), { timeoutMs: 90_000, pre });
       return { o, sb };
     }
@@ -122,6 +123,16 @@ for (const name of e2eHosts()) {
       expectInstalled(o);
       // the first answer, then two continues (max_continues: 2), then the turn may end
       expect(o.mainRequests.length, summary(o)).toBe(3);
+    }, 120_000);
+
+    test("with a broken policy the host still gets a valid, safe decision: on_error, and the model is told why", async () => {
+      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-allowed-marker")}` }, { text: FINISHED }], { breakPolicyAfterInstall: true });
+      expectInstalled(o);
+      expect(o.pre.at(-1)?.exitCode, summary(o)).toBe(0);
+      // on_error: ask on Claude Code (a denial in -p), deny on Codex and Gemini CLI
+      expect(existsSync(join(sb.project, "e2e-allowed-marker")), summary(o)).toBe(false);
+      expect(told(o, "the policy cannot be used"), summary(o)).toBe(true);
+      expect(o.mainRequests.length, summary(o)).toBe(2);
     }, 120_000);
 
     if (name === "codex" || name === "gemini") {

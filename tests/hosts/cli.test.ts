@@ -40,6 +40,9 @@ describe("verdict hook through the binary", () => {
       expect(replyEffect(host, ran.stdout, ran.code)).toBe(ON_ERROR[host]);
       expect(ran.stdout).toContain("the policy cannot be used");
       expect(ran.stderr).toContain("the policy cannot be used");
+      const logged = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      expect(logged.at(-1)).toMatchObject({ host, subject: "command", text: "rm -rf ~", answerer: "none" });
+      expect(logged.at(-1).model_not_used).toContain("the policy cannot be used");
     });
 
     test(`${host}: a malformed payload gets a valid decision, exit 0`, () => {

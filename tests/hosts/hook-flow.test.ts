@@ -1,9 +1,9 @@
 // The shared flow behind `verdict hook <host>` with a fake judge: mapping of verdicts, ask per host,
 // fail-safe answers, and turn ends with their cap.
 import { describe, expect, test } from "bun:test";
-import { runHook, sniffKind } from "../../src/hosts/hook.ts";
+import { DEFAULT_HOSTS, runHook, sniffKind } from "../../src/hosts/hook.ts";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
-import { fakeDeps, sample, withCommand, withHosts } from "./helpers.ts";
+import { defaultPolicy, fakeDeps, sample, withCommand, withHosts } from "./helpers.ts";
 
 const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 const STOP = { claude: "claude-stop.json", codex: "codex-stop.json", gemini: "gemini-afteragent.json" } as const;
@@ -94,6 +94,10 @@ describe("commands", () => {
 });
 
 describe("fail safe", () => {
+  test("the built-in copy of the default hosts section agrees with policy/default.yaml", () => {
+    expect(DEFAULT_HOSTS).toEqual(defaultPolicy().policy.hosts);
+  });
+
   const expectedOnError = { claude: "asks", codex: "blocks", gemini: "blocks", cursor: "asks" } as const;
 
   for (const host of [...HOSTS, "cursor"] as const) {

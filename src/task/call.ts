@@ -55,17 +55,34 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
   }
   if (judgment.verdict === "ask") {
     step.checks.push({ name: "judge", passed: true, detail: `asks for approval: ${judgment.line}`, ...judged });
+    // The wait counts against the run's time: past it, the wait stops as if cancelled.
+    const runTime = AbortSignal.timeout(Math.max(1, Math.round(options.deadline - performance.now())));
     const decision = await decideAsk(
       { command: call.command, argv: plan.argv, cwd, toolCallId: call.id, callNumber: state.callsSeen },
       judgment,
-      { runId: options.runId, request: options.request, history: [...state.history], loaded: options.loaded, signal: options.signal, interactive: options.interactive, note: options.note },
+      {
+        runId: options.runId,
+        request: options.request,
+        history: [...state.history],
+        loaded: options.loaded,
+        signal: AbortSignal.any([options.signal, runTime]),
+        interactive: options.interactive,
+        note: options.note,
+      },
     );
     const cancelledBy = options.cancelSignal();
-    if (cancelledBy) {
-      step.checks.push({ name: "approval", passed: false, detail: "cancelled while waiting for approval" });
-      step.decision = "not-run";
+    if (cancelledBy || (decision.decision === "refused" && runTime.aborted)) {
+      step.checks.push({ name: "approval", passed: false, detail: cancelledBy ? "cancelled while waiting for approval" : "the run's time ran out while waiting for approval" });
       save(options);
-      return { kind: "end", outcome: cancelled(cancelledBy, "while waiting for an approval") };
+      return {
+        kind: "end",
+        outcome: cancelledBy
+          ? cancelled(cancelledBy, "while waiting for an approval")
+          : outcome("budget-exhausted", "run-time", `the run's time ran out while ${call.command} waited for approval`, [
+              "the call did not run, and nothing after it ran",
+              ...ranSoFar(state),
+            ]),
+      };
     }
     if (decision.decision === "refused") {
       step.checks.push({ name: "approval", passed: false, detail: decision.message, ...decision });

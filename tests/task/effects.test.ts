@@ -129,6 +129,18 @@ describe("verdict run: the effect policy", () => {
     expect(evidence.outcome.message).toContain("Deletes files nothing regenerates");
   });
 
+  test("an approval wait counts against the run's time: budget-exhausted when it runs out", async () => {
+    fake = startFake({ script: [{ command: "test -e old.txt" }, { command: "rm old.txt" }, { answer: "done" }] });
+    const s = setup({ "old.txt": "keep me\n" });
+    const ran = await runVerdict(s, fake.url, ["--run-within", "800ms", "delete old.txt"]);
+    expect(ran.code).toBe(75);
+    expect(ran.durationMs).toBeLessThan(5000);
+    expect(existsSync(join(s.cwd, "old.txt"))).toBe(true);
+    const evidence = evidenceOf(s);
+    expect(check(toolSteps(evidence)[1], "approval")).toMatchObject({ passed: false, detail: "the run's time ran out while waiting for approval" });
+    expect(evidence.outcome).toMatchObject({ status: "budget-exhausted", reason: "run-time" });
+  });
+
   test("a call the judge denies is refused", async () => {
     const { ran, evidence } = await scripted(["cat a.txt", "chmod 600 a.txt"], { "a.txt": "a\n" }, ["--effects", "any"]);
     expect(ran.code).toBe(77);

@@ -1,5 +1,5 @@
 /** Samples and a fake judge for the adapter tests. */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HookDeps } from "../../src/hosts/hook.ts";
@@ -7,6 +7,10 @@ import type { LoadedPolicy } from "../../src/policy/index.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 
 export const SAMPLES = join(import.meta.dir, "samples");
+
+/** One scratch folder per test process for the continue counts, removed when it exits. */
+const STATE_ROOT = mkdtempSync(join(tmpdir(), "verdict-hosts-state-"));
+process.on("exit", () => rmSync(STATE_ROOT, { recursive: true, force: true }));
 
 export function sample(name: string): Record<string, any> {
   return JSON.parse(readFileSync(join(SAMPLES, name), "utf8"));
@@ -57,6 +61,6 @@ export function fakeDeps(judge: FakeJudge, seen: { commands: any[]; turns: any[]
       return { verdict: judge.turn?.verdict ?? "pass", line: judge.turn?.line ?? "fake: finished", answerer: "rules", policyDigest: "fake" } as any;
     },
     startedAt: performance.now(),
-    stateDir: mkdtempSync(join(tmpdir(), "verdict-hosts-state-")),
+    stateDir: mkdtempSync(join(STATE_ROOT, "deps-")),
   };
 }

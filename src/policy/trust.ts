@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMap } from "./merge.ts";
+import { durationMs } from "./units.ts";
 
 export function configDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || env.USERPROFILE || ".", ".config");
@@ -54,7 +55,7 @@ export function trust(env: Record<string, string | undefined>, file: string, dig
 }
 
 /** How a value can only tighten verdicts. */
-type Direction = "lower-is-stricter" | "higher-is-stricter" | { order: string[] /* strictest first */ };
+type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: string[] /* strictest first */ };
 
 /**
  * The keys an untrusted layer may change, and in which direction. Anything
@@ -68,11 +69,19 @@ const DIRECTIONS: Record<string, Direction> = {
   "judge.thresholds.allow_undo_at_most": "lower-is-stricter",
   "judge.thresholds.block_stop_at": "lower-is-stricter",
   "task.max_tool_calls": "lower-is-stricter",
+  "task.run_within": "shorter-is-stricter",
+  "task.call_within": "shorter-is-stricter",
+  // An expired approval is a refusal, so a shorter wait refuses sooner.
+  "approvals.wait_at_most": "shorter-is-stricter",
   "task.effects": { order: ["read-only", "workspace", "any"] },
   "hosts.on_error.claude": { order: ["deny", "ask", "pass"] },
   "hosts.on_error.codex": { order: ["deny", "ask", "pass"] },
   "hosts.on_error.gemini": { order: ["deny", "ask", "pass"] },
   "hosts.on_error.cursor": { order: ["deny", "ask", "pass"] },
+  "hosts.ask_becomes.claude": { order: ["deny", "ask", "pass"] },
+  "hosts.ask_becomes.codex": { order: ["deny", "ask", "pass"] },
+  "hosts.ask_becomes.gemini": { order: ["deny", "ask", "pass"] },
+  "hosts.ask_becomes.cursor": { order: ["deny", "ask", "pass"] },
 };
 
 /** Lists whose entries an untrusted layer may add, when each entry passes its check. */
@@ -162,6 +171,13 @@ function canDescend(path: string[]): boolean {
 function isStricterOrEqual(direction: Direction, value: unknown, current: unknown): boolean {
   if (direction === "lower-is-stricter") return typeof value === "number" && typeof current === "number" && value <= current;
   if (direction === "higher-is-stricter") return typeof value === "number" && typeof current === "number" && value >= current;
+  if (direction === "shorter-is-stricter") {
+    try {
+      return typeof value === "string" && typeof current === "string" && durationMs(value) <= durationMs(current);
+    } catch {
+      return false;
+    }
+  }
   const rank = (x: unknown) => direction.order.indexOf(String(x));
   return rank(value) >= 0 && rank(value) <= rank(current);
 }

@@ -181,7 +181,7 @@ describe("an untrusted repository policy only tightens", () => {
     const ids = policy.rules.map((rule) => rule.id);
     expect(ids).toContain("no-curl");
     expect(ids).not.toContain("let-rm");
-    expect(policy.rules.find((rule) => rule.id === "rm-root-or-home")!.match.program).toBe("rm");
+    expect(policy.rules.find((rule) => rule.id === "rm-root-or-home")!.match.program).not.toEqual("nothing");
     const text = warnings.join("\n");
     for (const path of ["judge.thresholds.allow_at_ordinary", "judge.thresholds.ask_at_consequential", "judge.answerer", "acts.delete.consequential", "let-rm", "rm-root-or-home"]) {
       expect(text).toContain(path);
@@ -216,5 +216,17 @@ describe("an untrusted repository policy only tightens", () => {
     writeFileSync(join(w.root, ".verdict", "policy.yaml"), "judge:\n  thresholds:\n    ask_at_undo: 1.0\n");
     const result = loadPolicy({ cwd: join(w.repo, "src"), env: w.env });
     expect(result.ok && result.loaded.layers.map((layer) => layer.name)).toEqual(["default"]);
+  });
+});
+
+describe("untrusted durations and host mappings", () => {
+  test("a shorter wait and a stricter ask mapping are kept; a longer wait is not", () => {
+    const w = workspace("approvals:\n  wait_at_most: 10m\ntask:\n  run_within: 1h\nhosts:\n  ask_becomes:\n    claude: deny\n");
+    const result = loadPolicy({ cwd: w.repo, env: w.env });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.loaded.policy.approvals.wait_at_most).toBe("10m");
+    expect(result.loaded.policy.task.run_within).toBe("10m");
+    expect(result.loaded.warnings.join("\n")).toContain("task.run_within");
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { Rule } from "../../policy/schema.ts";
 import type { PathClass } from "./paths.ts";
-import { compileAny, compilePattern, isRegexPattern, type Matcher } from "./pattern.ts";
+import { compileAny, compilePattern, isPattern, type Matcher } from "./pattern.ts";
 
 export type RedirectSpec = {
   to?: ReadonlySet<PathClass>;
@@ -45,21 +45,23 @@ export type CompiledRule = {
   stdinFrom?: Matcher;
 };
 
+/** A rule in the index: compiled the first time a command is tried against it. */
+export type IndexedRule = { rule: Rule; index: number; compiled?: CompiledRule | null };
+
 export type RuleIndex = {
   /** Rules naming a program exactly, by that name, in policy order. */
-  byName: Map<string, CompiledRule[]>;
-  /** Rules whose program is a pattern (python3*, mkfs.*), in policy order. */
-  patterned: CompiledRule[];
+  byName: Map<string, IndexedRule[]>;
+  /** Rules whose program is a pattern (python3*, mkfs.*), with that pattern's matcher, in policy order. */
+  patterned: { entry: IndexedRule; program: Matcher }[];
   /** Rules without a program: they judge redirections. */
-  redirects: CompiledRule[];
+  redirects: IndexedRule[];
   /** Per program name: every rule that may match it, in policy order (filled lazily). */
-  candidates: Map<string, CompiledRule[]>;
+  candidates: Map<string, IndexedRule[]>;
 };
 
 const list = (value: string | string[] | undefined): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
-const isPattern = (text: string) => /[*?[]/.test(text) || isRegexPattern(text);
 
 /** Compiles one rule; throws with a message naming the bad pattern. */
 export function compileRule(rule: Rule, index: number): CompiledRule {
@@ -138,30 +140,37 @@ export function ruleProblems(rules: readonly Rule[]): { index: number; id: strin
 
 const indexes = new WeakMap<readonly Rule[], RuleIndex>();
 
-/** The index of a policy's rules, built on first use and kept for the process. Rules that fail to compile are skipped (the loader reports them). */
+/**
+ * The index of a policy's rules, built on first use and kept for the
+ * process. Only program names are read here; a rule's patterns are compiled
+ * when a command first meets it, so a hook pays for the rules its command
+ * needs, not for all of them.
+ */
 export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const cached = indexes.get(rules);
   if (cached) return cached;
   const index: RuleIndex = { byName: new Map(), patterned: [], redirects: [], candidates: new Map() };
   rules.forEach((rule, at) => {
-    let compiled: CompiledRule;
-    try {
-      compiled = compileRule(rule, at);
-    } catch {
-      return;
-    }
+    const entry: IndexedRule = { rule, index: at };
     const programs = list(rule.match.program);
     if (!programs) {
-      if (rule.match.redirect) index.redirects.push(compiled);
+      if (rule.match.redirect) index.redirects.push(entry);
       return;
     }
+    const patterns: string[] = [];
     for (const name of programs) {
-      if (isPattern(name)) {
-        if (!index.patterned.includes(compiled)) index.patterned.push(compiled);
-      } else {
+      if (isPattern(name)) patterns.push(name);
+      else {
         const bucket = index.byName.get(name) ?? [];
-        if (!bucket.includes(compiled)) bucket.push(compiled);
+        if (!bucket.includes(entry)) bucket.push(entry);
         index.byName.set(name, bucket);
+      }
+    }
+    if (patterns.length > 0) {
+      try {
+        index.patterned.push({ entry, program: compileAny(patterns) });
+      } catch {
+        // reported by ruleProblems
       }
     }
   });
@@ -169,12 +178,24 @@ export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   return index;
 }
 
+/** The compiled form of an indexed rule; null when it does not compile (the loader reports it). */
+export function compiledOf(entry: IndexedRule): CompiledRule | null {
+  if (entry.compiled === undefined) {
+    try {
+      entry.compiled = compileRule(entry.rule, entry.index);
+    } catch {
+      entry.compiled = null;
+    }
+  }
+  return entry.compiled;
+}
+
 /** The rules that may match a program name, in policy order. */
-export function candidatesFor(index: RuleIndex, name: string): CompiledRule[] {
+export function candidatesFor(index: RuleIndex, name: string): IndexedRule[] {
   const cached = index.candidates.get(name);
   if (cached) return cached;
   const exact = index.byName.get(name) ?? [];
-  const patterned = index.patterned.filter((rule) => rule.program!(name));
+  const patterned = index.patterned.filter((p) => p.program(name)).map((p) => p.entry);
   const all = patterned.length === 0 ? exact : [...new Set([...exact, ...patterned])].sort((a, b) => a.index - b.index);
   index.candidates.set(name, all);
   return all;

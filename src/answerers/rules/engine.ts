@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { leaning, type CommandAnswers } from "../../judge/answers.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
-import { candidatesFor, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { candidatesFor, compiledOf, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
@@ -112,7 +112,10 @@ function withoutExecSegments(args: string[]): string[] {
 
 /** The first rule naming a program that matches the command. */
 export function firstCommandRule(index: RuleIndex, view: View): CompiledRule | undefined {
-  for (const rule of candidatesFor(index, view.name)) if (matchesCommand(rule, view)) return rule;
+  for (const entry of candidatesFor(index, view.name)) {
+    const rule = compiledOf(entry);
+    if (rule && matchesCommand(rule, view)) return rule;
+  }
   return undefined;
 }
 
@@ -186,7 +189,14 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
       unknownWhy.push(untrusted ?? `no rule knows ${command.dynamic ? "a program named by an expansion" : view.name}`);
     }
     for (const out of outputRedirects(view)) {
-      const redirectRule = index.redirects.find((candidate) => redirectRuleMatches(candidate, view, out));
+      let redirectRule: CompiledRule | undefined;
+      for (const entry of index.redirects) {
+        const candidate = compiledOf(entry);
+        if (candidate && redirectRuleMatches(candidate, view, out)) {
+          redirectRule = candidate;
+          break;
+        }
+      }
       if (redirectRule) judged.push({ hit: hitOf(redirectRule, command, out.redirect), rule: redirectRule });
     }
     for (const label of command.via) {

@@ -10,7 +10,12 @@ const REGEX_FORM = /^\/(.+)\/(i?)$/s;
 
 /** True for patterns written as regular expressions. */
 export function isRegexPattern(pattern: string): boolean {
-  return REGEX_FORM.test(pattern);
+  return pattern.length > 2 && pattern.charCodeAt(0) === 47 /* / */ && (pattern.endsWith("/") || pattern.endsWith("/i")) && REGEX_FORM.test(pattern);
+}
+
+/** True for globs and regular expressions; false for a plain word. */
+export function isPattern(pattern: string): boolean {
+  return pattern.includes("*") || pattern.includes("?") || pattern.includes("[") || isRegexPattern(pattern);
 }
 
 /** Throws on an invalid regular expression; the message says which. */
@@ -20,7 +25,7 @@ export function compilePattern(pattern: string): Matcher {
     const re = new RegExp(regex[1] as string, regex[2]);
     return (text) => re.test(text);
   }
-  if (!/[*?[]/.test(pattern)) return (text) => text === pattern;
+  if (!isPattern(pattern)) return (text) => text === pattern;
   const re = new RegExp(`^${globSource(pattern)}$`, "s");
   return (text) => re.test(text);
 }
@@ -48,7 +53,7 @@ function globSource(glob: string): string {
 
 /** One matcher for several patterns: true when any matches. */
 export function compileAny(patterns: readonly string[]): Matcher {
-  const exact = new Set(patterns.filter((p) => !/[*?[]/.test(p) && !isRegexPattern(p)));
+  const exact = new Set(patterns.filter((p) => !isPattern(p)));
   const others = patterns.filter((p) => !exact.has(p)).map(compilePattern);
   if (others.length === 0) return (text) => exact.has(text);
   return (text) => exact.has(text) || others.some((m) => m(text));

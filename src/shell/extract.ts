@@ -26,7 +26,12 @@ type Ctx = {
   redirs: readonly Redirect[];
   positional: Positional;
   codeDepth: number;
+  /** Known standard input of the code being walked (`ssh host bash -s <<EOF`), for a shell inside it that reads it. */
+  stdin?: Stdin;
 };
+
+/** Standard input whose text is known: a here-document, or what a literal echo/printf/cat writes into a pipe. */
+type Stdin = { text: string; label: "heredoc->sh" | "pipe->sh" };
 
 type Action =
   | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
@@ -62,13 +67,17 @@ export class Walker {
       for (const p of ao.pipes) {
         const c = p.timed ? { ...ctx, via: [...ctx.via, "time"] } : ctx;
         if (p.cmds.length === 1) {
-          this.command(p.cmds[0] as Command, c, undefined);
+          this.command(p.cmds[0] as Command, c, c.stdin);
           continue;
         }
         // Every element of a pipeline runs in a subshell: a `cd` there does not move what follows.
         let prev: Command | undefined;
         for (const cmd of p.cmds) {
-          const stdin = prev?.k === "simple" ? this.literalOutput(prev, c) : undefined;
+          let stdin: Stdin | undefined = c.stdin;
+          if (prev !== undefined) {
+            const text = prev.k === "simple" ? this.literalOutput(prev, c) : undefined;
+            stdin = text === undefined ? undefined : { text, label: "pipe->sh" };
+          }
           this.command(cmd, { ...c, scope: { ...c.scope } }, stdin);
           prev = cmd;
         }
@@ -76,14 +85,15 @@ export class Walker {
     }
   }
 
-  private command(cmd: Command, ctx: Ctx, stdin: string | undefined): void {
+  private command(cmd: Command, ctx: Ctx, stdin: Stdin | undefined): void {
     if (cmd.k === "simple") return this.simple(cmd, ctx, stdin);
     if (cmd.k === "func") {
       this.funcs.set(cmd.name, { body: cmd.body, ctx, walks: 0 });
       return;
     }
     const redirs = this.redirects(cmd.redirs, ctx);
-    const inner: Ctx = redirs.length === 0 ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs] };
+    const input = readsFile(cmd.redirs) ? undefined : stdin;
+    const inner: Ctx = redirs.length === 0 && input === ctx.stdin ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs], stdin: input };
     switch (cmd.k) {
       case "subshell":
         return this.list(cmd.body, { ...inner, scope: { ...ctx.scope } });
@@ -134,7 +144,9 @@ export class Walker {
     }
   }
 
-  private simple(cmd: Command & { k: "simple" }, ctx: Ctx, pipeStdin: string | undefined): void {
+  private simple(cmd: Command & { k: "simple" }, ctx: Ctx, stdinIn: Stdin | undefined): void {
+    // `sh < script.sh` reads the file, not what the pipe or the enclosing code would give it.
+    const pipeStdin = readsFile(cmd.redirs) ? undefined : stdinIn;
     const pos = ctx.positional;
     const words = cmd.words;
     const argv = wordsText(words, pos);
@@ -182,6 +194,8 @@ export class Walker {
       const actionEnv = { ...env, ...action.env };
       const cwd = action.cwd === undefined ? ctx.scope.cwd : resolveDir(ctx.scope.cwd, action.cwd.dir);
       if (action.k === "code") {
+        // The code's standard input is the command's: a here-document not already taken as the code, or the pipe.
+        const stdin: Stdin | undefined = stdinScript !== undefined ? (plan.heredocIsCode ? undefined : { text: stdinScript, label: "heredoc->sh" }) : pipeStdin;
         this.code(action.code, action.label, {
           ...ctx,
           via: action.via,
@@ -189,6 +203,7 @@ export class Walker {
           redirs: redirects,
           scope: { cwd },
           positional: action.positional,
+          stdin,
         });
         continue;
       }
@@ -211,7 +226,7 @@ export class Walker {
   }
 
   /** Decides what runs for one simple command: the chain of wrappers, code to re-parse, find's children. */
-  private plan(words: readonly Word[], argv: readonly string[], ctx: Ctx, stdinScript: string | undefined, pipeStdin: string | undefined) {
+  private plan(words: readonly Word[], argv: readonly string[], ctx: Ctx, stdinScript: string | undefined, pipeStdin: Stdin | undefined) {
     const actions: Action[] = [];
     const consumed = new Set<number>();
     let heredocIsCode = false;
@@ -236,7 +251,8 @@ export class Walker {
           if (step.cwd !== undefined) cwd = step.cwd;
           if (step.xargs !== undefined) {
             // Arguments piped in from a literal echo/printf are known: list the commands xargs builds.
-            const built = pipeStdin === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), pipeStdin, step.xargs);
+            const input = stdinScript ?? pipeStdin?.text;
+            const built = input === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), input, step.xargs);
             if (built !== undefined) {
               const base = origin.slice(step.next, end);
               for (const args of built) {
@@ -269,7 +285,7 @@ export class Walker {
             return;
           }
           if (pipeStdin !== undefined && SHELLS.has(name)) {
-            actions.push({ k: "code", code: pipeStdin, label: "pipe->sh", via: [...via, "pipe->sh"], env, cwd });
+            actions.push({ k: "code", code: pipeStdin.text, label: pipeStdin.label, via: [...via, pipeStdin.label], env, cwd });
             return;
           }
         }
@@ -393,6 +409,12 @@ function wordsText(words: readonly Word[], positional: Positional): string[] {
   const out: string[] = [];
   for (const w of words) out.push(wordText(w, positional));
   return out;
+}
+
+/** True when a `<` or `<>` redirection replaces standard input with a file. */
+function readsFile(redirs: readonly Redir[]): boolean {
+  for (const r of redirs) if ((r.op === "<" || r.op === "<>") && (r.fd === undefined || r.fd === 0)) return true;
+  return false;
 }
 
 /** The here-document or here-string that feeds standard input (the last one wins, as in bash). */

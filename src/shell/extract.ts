@@ -277,6 +277,15 @@ export class Walker {
           for (const code of output !== undefined ? [output] : (step.variants ?? [step.code])) actions.push({ k: "code", code, ...base });
           return;
         }
+        if (step.k === "script-file") {
+          // `bash <(echo ...)`, `source <(cat <<EOF ...)`: the file is a pipe whose text is known.
+          const w = words[step.index];
+          const text = w === undefined ? undefined : this.substitutedOutput(w, ctx, "<(");
+          if (text !== undefined) {
+            actions.push({ k: "code", code: text, label: step.label, via: [...via, step.label], env, cwd, positional: openEnded ? undefined : argv.slice(step.index + 1, end) });
+            return;
+          }
+        }
         if (step.k === "stdin-shell") {
           const name = basename(argv[i] as string);
           if (stdinScript !== undefined) {
@@ -381,12 +390,14 @@ export class Walker {
   }
 
   /** The output of a word that is only `$(literal echo/printf/cat)`, trailing newlines removed as the shell does. */
-  private substitutedOutput(w: Word, ctx: Ctx): string | undefined {
+  private substitutedOutput(w: Word, ctx: Ctx, kind: "$(" | "<(" = "$("): string | undefined {
     let parts = w.parts;
     if (parts.length === 1 && parts[0]?.k === "dq") parts = parts[0].parts;
     const p = parts[0];
-    if (parts.length !== 1 || p?.k !== "cmd" || p.body.items.length !== 1) return undefined;
-    const pipes = p.body.items[0]?.pipes;
+    if (parts.length !== 1 || p === undefined) return undefined;
+    const body = kind === "$(" ? (p.k === "cmd" ? p.body : undefined) : p.k === "proc" && p.dir === "<" ? p.body : undefined;
+    if (body === undefined || body.items.length !== 1) return undefined;
+    const pipes = body.items[0]?.pipes;
     const cmd = pipes?.length === 1 && pipes[0]?.cmds.length === 1 ? pipes[0].cmds[0] : undefined;
     if (cmd?.k !== "simple") return undefined;
     const out = this.literalOutput(cmd, ctx);

@@ -16,6 +16,8 @@ export type Step =
   | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string>; variants?: string[] }
   /** A shell that reads its script from standard input. */
   | { k: "stdin-shell" }
+  /** argv[index] names a file whose content runs as code (`bash <(...)`, `source <(...)`): code when that content is known. */
+  | { k: "script-file"; label: string; index: number }
   /** find: itself runs, and so does each -exec/-execdir/-ok segment argv[start, end). */
   | { k: "find"; segments: { label: string; start: number; end: number; ownDir: boolean }[] };
 
@@ -129,7 +131,7 @@ function shell(argv: readonly string[], i: number, end: number, name: string): S
     if (j >= end) return { k: "self" };
     return { k: "code", label: `${name} -c`, code: argv[j] as string, consumed: [j], positional: argv.slice(j + 2, end) as string[] };
   }
-  if (j < end && !stdin) return { k: "self" }; // runs a script file
+  if (j < end && !stdin) return { k: "script-file", label: `${name} <file>`, index: j };
   return { k: "stdin-shell" };
 }
 
@@ -308,6 +310,9 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       }
       return { k: "self" };
     }
+    case "source":
+    case ".":
+      return after < end ? { k: "script-file", label: "source", index: after } : { k: "self" };
     case "eval":
       return after < end ? joined(argv, "eval", after, end) : { k: "self" };
     case "find":

@@ -198,6 +198,9 @@ function parsePipeline(s: Source): Pipeline {
       skipBlanks(s);
     } else break;
   }
+  // `time` alone is valid bash and runs nothing.
+  const next = s.peek();
+  if (timed && (next === "" || next === "\n" || next === ";" || (next === "&" && s.peek(1) !== ">"))) return { cmds: [], timed };
   const cmds: Command[] = [parseCommand(s)];
   for (;;) {
     skipBlanks(s);

@@ -49,6 +49,9 @@ describe("syntax", () => {
     ["coproc ls", ["coproc: ls"]],
     ["exec > log 2>&1", ["exec"]],
     ["X=rm; $X -rf /", ["$X -rf /"]],
+    ["time", []],
+    ["time; rm x", ["rm x"]],
+    ["time -p rm x", ["time: rm x"]],
   ];
   for (const [line, expected] of cases) {
     test(JSON.stringify(line), () => {

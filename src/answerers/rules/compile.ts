@@ -49,13 +49,14 @@ export type CompiledRule = {
 export type IndexedRule = { rule: Rule; index: number; compiled?: CompiledRule | null };
 
 export type RuleIndex = {
-  /** Rules naming a program exactly, by that name, in policy order. */
-  byName: Map<string, IndexedRule[]>;
-  /** Rules whose program is a pattern (python3*, mkfs.*), with that pattern's matcher, in policy order. */
-  patterned: { entry: IndexedRule; program: Matcher }[];
+  rules: readonly Rule[];
+  /** Every rule as an indexed entry, in policy order (compiled on first use). */
+  entries: IndexedRule[];
+  /** Program patterns (python3*, mkfs.*) by rule position, compiled on first use; null for rules naming programs exactly. */
+  patterns: (Matcher | null | undefined)[];
   /** Rules without a program: they judge redirections. */
   redirects: IndexedRule[];
-  /** Per program name: every rule that may match it, in policy order (filled lazily). */
+  /** Per program name: every rule that may match it, in policy order (filled on first use of the name). */
   candidates: Map<string, IndexedRule[]>;
 };
 
@@ -141,39 +142,23 @@ export function ruleProblems(rules: readonly Rule[]): { index: number; id: strin
 const indexes = new WeakMap<readonly Rule[], RuleIndex>();
 
 /**
- * The index of a policy's rules, built on first use and kept for the
- * process. Only program names are read here; a rule's patterns are compiled
- * when a command first meets it, so a hook pays for the rules its command
- * needs, not for all of them.
+ * The index of a policy's rules, kept for the process. Nothing is compiled
+ * up front: the rules that may match a program name are found by one scan
+ * the first time that name is seen, and a rule's patterns are compiled when
+ * a command first meets it. A hook judging one line pays for the rules its
+ * commands need, not for all of them.
  */
 export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const cached = indexes.get(rules);
   if (cached) return cached;
-  const index: RuleIndex = { byName: new Map(), patterned: [], redirects: [], candidates: new Map() };
-  rules.forEach((rule, at) => {
-    const entry: IndexedRule = { rule, index: at };
-    const programs = list(rule.match.program);
-    if (!programs) {
-      if (rule.match.redirect) index.redirects.push(entry);
-      return;
-    }
-    const patterns: string[] = [];
-    for (const name of programs) {
-      if (isPattern(name)) patterns.push(name);
-      else {
-        const bucket = index.byName.get(name) ?? [];
-        if (!bucket.includes(entry)) bucket.push(entry);
-        index.byName.set(name, bucket);
-      }
-    }
-    if (patterns.length > 0) {
-      try {
-        index.patterned.push({ entry, program: compileAny(patterns) });
-      } catch {
-        // reported by ruleProblems
-      }
-    }
-  });
+  const entries = rules.map((rule, at): IndexedRule => ({ rule, index: at }));
+  const index: RuleIndex = {
+    rules,
+    entries,
+    patterns: [],
+    redirects: entries.filter((entry) => entry.rule.match.program === undefined && entry.rule.match.redirect !== undefined),
+    candidates: new Map(),
+  };
   indexes.set(rules, index);
   return index;
 }
@@ -190,13 +175,34 @@ export function compiledOf(entry: IndexedRule): CompiledRule | null {
   return entry.compiled;
 }
 
+const MAY_HOLD_PATTERN = /[*?[]|(^|\n)\//;
+
 /** The rules that may match a program name, in policy order. */
 export function candidatesFor(index: RuleIndex, name: string): IndexedRule[] {
   const cached = index.candidates.get(name);
   if (cached) return cached;
-  const exact = index.byName.get(name) ?? [];
-  const patterned = index.patterned.filter((p) => p.program(name)).map((p) => p.entry);
-  const all = patterned.length === 0 ? exact : [...new Set([...exact, ...patterned])].sort((a, b) => a.index - b.index);
-  index.candidates.set(name, all);
-  return all;
+  const found: IndexedRule[] = [];
+  index.entries.forEach((entry, at) => {
+    const program = entry.rule.match.program;
+    if (program === undefined) return;
+    if (program === name || (Array.isArray(program) && program.includes(name))) {
+      found.push(entry);
+      return;
+    }
+    let matcher = index.patterns[at];
+    if (matcher === undefined) {
+      // One test for the whole list first: most lists hold only plain names.
+      const names = Array.isArray(program) ? program : [program];
+      const patterns = MAY_HOLD_PATTERN.test(names.join("\n")) ? names.filter(isPattern) : [];
+      try {
+        matcher = patterns.length === 0 ? null : compileAny(patterns);
+      } catch {
+        matcher = null; // reported by ruleProblems
+      }
+      index.patterns[at] = matcher;
+    }
+    if (matcher?.(name)) found.push(entry);
+  });
+  index.candidates.set(name, found);
+  return found;
 }

@@ -26,6 +26,13 @@ export function compilePattern(pattern: string): Matcher {
     return (text) => re.test(text);
   }
   if (!isPattern(pattern)) return (text) => text === pattern;
+  // The common globs without a regular expression: prefix*, *suffix, *.
+  const star = pattern.indexOf("*");
+  if (!/[?[]/.test(pattern) && star === pattern.lastIndexOf("*")) {
+    const before = pattern.slice(0, star);
+    const after = pattern.slice(star + 1);
+    return (text) => text.length >= before.length + after.length && text.startsWith(before) && text.endsWith(after);
+  }
   const re = new RegExp(`^${globSource(pattern)}$`, "s");
   return (text) => re.test(text);
 }

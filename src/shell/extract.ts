@@ -37,6 +37,9 @@ type Action =
   | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
   | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: string[] };
 
+/** Code run by these labels runs in the current shell, so it sees the current positional parameters. */
+const SAME_SHELL = new Set(["eval", "trap"]);
+
 /** How many times one function's body is walked for its calls; enough to see different arguments, bounded against call trees that double at each level. */
 const CALLS_PER_FUNCTION = 8;
 
@@ -202,7 +205,8 @@ export class Walker {
           env: actionEnv,
           redirs: redirects,
           scope: { cwd },
-          positional: action.positional,
+          // eval, trap and source run in this shell, with its $1...; a new shell gets its own.
+          positional: action.positional ?? (SAME_SHELL.has(action.label) ? ctx.positional : undefined),
           stdin,
         });
         continue;

@@ -49,6 +49,7 @@ describe("syntax", () => {
     ["coproc ls", ["coproc: ls"]],
     ["exec > log 2>&1", ["exec"]],
     ["X=rm; $X -rf /", ["$X -rf /"]],
+    ["f() { eval \"rm -rf $1\"; eval 'rm -rf $1'; }; f /srv", ["f() > eval: rm -rf /srv", "f() > eval: rm -rf /srv"]],
     ["time", []],
     ["time; rm x", ["rm x"]],
     ["time -p rm x", ["time: rm x"]],

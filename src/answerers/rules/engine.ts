@@ -159,6 +159,8 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   const unknown: ExecutedCommand[] = [];
   const unknownWhy: string[] = [];
   const wrappersSeen = new Set<string>();
+  // Labels of commands found through a rule's `runs: rest` (uv run X): the runner was judged as a command already.
+  const runnerLabels = new Set<string>();
 
   // Commands that rules say another program runs (uv run X) are judged too; they join the list as they are found.
   const executed = [...commands];
@@ -171,6 +173,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
       if (rest && rest.length > 0) {
         const program = rest[0] as string;
         const label = `${view.name} ${rule.rule.match.subcommand ? [rule.rule.match.subcommand].flat()[0] : ""}`.trim();
+        runnerLabels.add(label);
         executed.splice(i + 1, 0, {
           program,
           name: program.slice(program.lastIndexOf("/") + 1) || program,
@@ -201,7 +204,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
     }
     for (const label of command.via) {
       const name = wrapperName(label);
-      if (!name || wrappersSeen.has(label)) continue;
+      if (!name || wrappersSeen.has(label) || runnerLabels.has(label)) continue;
       wrappersSeen.add(label);
       const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view);
       // A wrapper no rule knows only passes its command on: it is not an unknown command.

@@ -25,8 +25,11 @@ judge.thresholds.block_stop_at likely to have stopped early.
   --policy FILE        a policy layer on top of the others (as VERDICT_POLICY)
   --cwd DIR            where to look for the repository's policy (default: here)
 
-Exit status: 0 the turn may end (pass), 1 the turn should go on (deny),
-2 a usage or policy error.`;
+Exit status is the verdict, as for verdict check: 10 pass (the turn may end),
+12 deny (the turn should go on); 2 a usage or policy error.`;
+
+/** The exit status of each turn-end verdict: verdict check's codes for the same verdicts. */
+export const CHECK_STOP_EXIT = { pass: 10, deny: 12 } as const;
 
 type Parsed = {
   requests: string[];
@@ -140,5 +143,5 @@ export async function main(argv: string[]): Promise<number> {
       console.log(`  (${judgment.modelNotUsed})`);
     }
   }
-  return judgment.verdict === "deny" ? 1 : 0;
+  return CHECK_STOP_EXIT[judgment.verdict];
 }

@@ -189,15 +189,15 @@ describe("binary with Jev", () => {
     }
   });
 
-  test("check-stop: the model's stopped-early denies (exit 1), finished passes (exit 0)", async () => {
+  test("check-stop: the model's stopped-early denies (exit 12), finished passes (exit 10)", async () => {
     const env = jevHome(fake);
     fake.handle(jevReply({ ending: "stopped-early", confidence: 0.9 }));
     const denied = await runAsync(["check-stop", "--request", "Add the flag", "and its tests", "--final", "Added the flag."], { env, cwd: env.HOME });
-    expect(denied.code).toBe(1);
+    expect(denied.code).toBe(12);
     expect(denied.stdout).toStartWith("deny: jev: 90% likely stopped early");
     fake.handle(jevReply({ ending: "finished" }));
     const passed = await runAsync(["check-stop", "--request", "Add the flag", "--final", "Added it, with tests.", "--json"], { env, cwd: env.HOME });
-    expect(passed.code).toBe(0);
+    expect(passed.code).toBe(10);
     expect(JSON.parse(passed.stdout)).toMatchObject({ verdict: "pass", answerer: "jev", answers: { ending: { choice: "finished" } } });
     expect(fake.requests[0]!.body.state.developer_requests_oldest_first).toEqual(["Add the flag", "and its tests"]);
     const records = logRecords(env);
@@ -210,24 +210,36 @@ describe("binary with Jev", () => {
   test("check-stop --rules-only never asks the model", async () => {
     const env = jevHome(fake);
     const ran = await runAsync(["check-stop", "--rules-only", "--request", "Fix it", "--final", "Fixed part of it. Next, I'll fix the rest."], { env, cwd: env.HOME });
-    expect(ran.code).toBe(1);
+    expect(ran.code).toBe(12);
     expect(ran.stdout).toContain("rules: 90% likely stopped early");
     expect(fake.requests.length).toBe(0);
   });
 
-  test.skipIf(!checkBuilt)("verdict check -- rm -rf build/cache asks, with jev in the log; with the server stopped the rules judge", async () => {
+  test.skipIf(!checkBuilt)("verdict check -- rm -rf build/cache asks with jev's answers; with the server stopped the rules judge in time", async () => {
     const env = jevHome(fake);
-    const ran = await runAsync(["check", "--", "rm", "-rf", "build/cache"], { env, cwd: join(env.HOME!, "work") });
-    expect(ran.stdout).toContain("ask");
-    expect(logRecords(env)[0]).toMatchObject({ answerer: "jev", verdict: "ask", answers: { act: { choice: "delete" } } });
+    const cwd = join(env.HOME!, "work");
+    const ran = await runAsync(["check", "--", "rm", "-rf", "build/cache"], { env, cwd });
+    expect(ran.code).toBe(11);
+    expect(ran.stdout).toStartWith("ask: jev: deletes or overwrites data nothing regenerates (97%); cannot be undone");
+    const json = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env, cwd });
+    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: "ask", answerer: "jev", act: { choice: "delete", source: "model" } });
     const gone = startFake(jevReply({}));
     const url = gone.url;
     await gone.stop();
     const offline = { ...env, TYPESAFE_BASE_URL: `${url}/v1` };
-    const fallback = await runAsync(["check", "--json", "--", "rm -rf build/cache2"], { env: offline, cwd: join(env.HOME!, "work") });
+    const fallback = await runAsync(["check", "--json", "--", "rm -rf build/cache2"], { env: offline, cwd });
     expect(fallback.ms).toBeLessThan(1500 + MARGIN_MS);
-    expect(JSON.parse(fallback.stdout)).toMatchObject({ answerer: "rules", modelNotUsedKind: "network" });
-    expect(logRecords(env)[1]).toMatchObject({ answerer: "rules", model_not_used_kind: "network" });
+    const judged = JSON.parse(fallback.stdout);
+    expect(judged.answerer).toBe("rules");
+    expect(judged.model_not_used).toContain("jev not used: cannot reach 127.0.0.1");
+  });
+
+  test.skipIf(!checkBuilt)("verdict check with a slow server: the rules' verdict within answer_within", async () => {
+    fake.handle(jevReply({ act: "read" }, { delayMs: 5000 }));
+    const env = jevHome(fake);
+    const ran = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env, cwd: join(env.HOME!, "work") });
+    expect(ran.ms).toBeLessThan(1500 + MARGIN_MS);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ answerer: "rules", model_not_used: "jev not used: no answer within 1500ms" });
   });
 });
 
@@ -262,6 +274,24 @@ describe("binary with an OpenAI-compatible endpoint", () => {
     const ran = await hook("rm -rf build/cache", env);
     expect(ran.ms).toBeLessThan(1500 + MARGIN_MS);
     expect(logRecords(env)[0]).toMatchObject({ answerer: "rules", model_not_used_kind: "network" });
+  });
+
+  test.skipIf(!checkBuilt)("verdict check with log-probabilities asks; with the server stopped the rules judge in time", async () => {
+    fake.handle(openaiReply({ act: "delete", undo: 3, load: 0 }, order));
+    const env = home({ VERDICT_POLICY: policyFor(fake.url), OPENAI_API_KEY: "sk-local-0123456789abcdefghij" }).env;
+    const cwd = join(env.HOME!, "work");
+    const ran = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env, cwd });
+    expect(ran.code).toBe(11);
+    const judged = JSON.parse(ran.stdout);
+    expect(judged).toMatchObject({ verdict: "ask", answerer: "openai", act: { choice: "delete", source: "model" } });
+    expect(judged.act.probabilities.delete).toBeCloseTo(0.97, 2);
+    const gone = startFake(openaiReply({}, order));
+    const url = gone.url;
+    await gone.stop();
+    const offline = { ...env, VERDICT_POLICY: policyFor(url) };
+    const fallback = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env: offline, cwd });
+    expect(fallback.ms).toBeLessThan(1500 + MARGIN_MS);
+    expect(JSON.parse(fallback.stdout)).toMatchObject({ answerer: "rules" });
   });
 
   test("no log-probabilities: one-hot answers, marked in the answers and the line", async () => {

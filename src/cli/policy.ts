@@ -126,7 +126,7 @@ async function test(flags: Flags, cwd: string): Promise<number> {
   const { commands, turns } = loaded.policy.examples;
   let checked = 0;
   for (const example of commands) {
-    const judged = await judgeCommand({ command: example.command, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test" }, loaded);
+    const judged = await judgeCommand({ command: example.command, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
     checked++;
     if (judged.verdict !== example.verdict) {
       console.error(`verdict: example ${checked} does not hold: ${JSON.stringify(example.command)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`);
@@ -134,7 +134,7 @@ async function test(flags: Flags, cwd: string): Promise<number> {
     }
   }
   for (const example of turns) {
-    const judged = await judgeTurnEnd({ requests: example.requests, final: example.final, rulesOnly }, loaded);
+    const judged = await judgeTurnEnd({ requests: example.requests, final: example.final, rulesOnly, log: false }, loaded);
     checked++;
     if (judged.verdict !== example.verdict) {
       console.error(`verdict: turn example ${checked - commands.length} does not hold: should be ${example.verdict}, got ${judged.verdict}\n  final: ${JSON.stringify(example.final.slice(0, 120))}\n  ${judged.line}`);

@@ -106,6 +106,13 @@ export function restCommand(rule: CompiledRule, view: View): string[] | undefine
 /** Whether a rule that names a program matches the command. */
 export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (!rule.program || !rule.program(view.name)) return false;
+  // The cheap conditions first: they need no parsing of the arguments.
+  if (rule.envAny) {
+    const env = Object.entries(view.command.env);
+    if (!rule.envAny.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
+  }
+  if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
+  if (rule.stdinFrom && !view.earlier.some(rule.stdinFrom)) return false;
   const parsed = argsFor(view, rule);
   const operands = operandsAfterSubcommand(rule, parsed);
   if (operands === undefined) return false;
@@ -144,12 +151,6 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
       });
     if (tracked !== rule.pathsTracked) return false;
   }
-  if (rule.envAny) {
-    const env = Object.entries(view.command.env);
-    if (!rule.envAny.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
-  }
-  if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
-  if (rule.stdinFrom && !view.earlier.some(rule.stdinFrom)) return false;
   if (rule.redirect && !outputRedirects(view).some((out) => matchesRedirect(rule, view, out))) return false;
   return true;
 }

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { VERDICTS, type Verdict } from "../judge/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { repositoryRoot } from "../policy/layers.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 /** The exit status of each verdict: distinct, and 0 only for allow. */
@@ -105,8 +106,20 @@ export async function main(argv: string[]): Promise<number> {
   return CHECK_EXIT[strictest];
 }
 
+/** The project of a working directory: its git repository, or the directory itself outside one. */
+const projects = new Map<string, string>();
+function projectOf(cwd: string): string {
+  let root = projects.get(cwd);
+  if (root === undefined) {
+    root = repositoryRoot(cwd) ?? cwd;
+    projects.set(cwd, root);
+  }
+  return root;
+}
+
 async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rulesOnly: boolean, startedAt: number): Promise<CommandJudgment> {
-  return judgeCommand({ command, cwd, rulesOnly, startedAt, host: "cli", event: "check", log: false }, loaded);
+  // Each --stdin line may have its own cwd, so its project is found from there, not from where the policy was loaded.
+  return judgeCommand({ command, cwd, projectRoot: projectOf(cwd), rulesOnly, startedAt, host: "cli", event: "check", log: false }, loaded);
 }
 
 type Item = { command: string; cwd: string } | { error: string; at: number };

@@ -164,3 +164,15 @@ describe("hostile input gets a verdict that is not allow, with a reason, quickly
     }
   });
 });
+
+test("each --stdin line's project is found from its own cwd", () => {
+  const repo = tempDir("verdict-check-repo-");
+  Bun.spawnSync(["git", "init", "-q"], { cwd: repo });
+  const elsewhere = tempDir("verdict-check-else-");
+  const input = [JSON.stringify({ command: "rm -rf src", cwd: repo }), JSON.stringify({ command: "rm -rf src", cwd: elsewhere })].join("\n");
+  const ran = check(["--stdin", "--json", "--cwd", repo], { stdin: input });
+  const [inRepo, inTemp] = ran.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  expect(inRepo.verdict).toBe("ask");
+  expect(inRepo.rule.id).toBe("rm-project-files");
+  expect(inTemp.rule.id).toBe("rm-project-files");
+});

@@ -105,7 +105,9 @@ export const Rule = z
         not_match: z.array(z.string()).default([]),
       })
       .optional()
-      .describe("Command lines this rule alone must and must not match (some executed command of the line); checked when the policy is checked."),
+      .describe(
+        "Command lines this rule alone must and must not match (some executed command of the line, or a wrapper it ran through). They are tried in a project at /home/user/project (home /home/user) where a name with a dot (notes.txt, .) exists and git tracks nothing.",
+      ),
   })
   .describe("A rule of the rule engine.");
 

@@ -17,8 +17,7 @@ export const COMMIT = typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "unk
  */
 export async function embeddedPolicyDigest(): Promise<string> {
   if (typeof VERDICT_POLICY_DIGEST === "string") return VERDICT_POLICY_DIGEST;
-  const [{ DEFAULT_POLICY_TEXT }, { policyDigest }] = await Promise.all([import("../policy/load.ts"), import("../policy/digest.ts")]);
-  return policyDigest(Bun.YAML.parse(DEFAULT_POLICY_TEXT));
+  return (await import("../policy/generated/default-policy.ts")).DEFAULT_DIGEST;
 }
 
 export async function printVersion(): Promise<void> {

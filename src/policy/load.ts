@@ -7,6 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
+import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
@@ -72,9 +73,8 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   const layers: LayerSource[] = [];
   const warnings: string[] = [];
 
-  const defaultData = Bun.YAML.parse(defaultText) as Record<string, unknown>;
-  mergeLayer(merged, defaultData, "default", DEFAULT_FILE);
-  layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: chainDigest([defaultText]) });
+  mergeLayer(merged, DEFAULT_POLICY as unknown as Record<string, unknown>, "default", DEFAULT_FILE);
+  layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST });
 
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
@@ -102,7 +102,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   // The embedded default alone was checked when verdict was built (tests/policy), so only
   // a policy with layers on top pays for checking the merge.
   if (problems.length === 0 && layers.length > 1) {
-    const effective = checkComplete(merged.value, Bun.YAML.parse(defaultText) as Record<string, unknown>);
+    const effective = checkComplete(merged.value, DEFAULT_POLICY as unknown as Record<string, unknown>);
     problems.push(...effective.map((problem) => located(problem, merged.origins)));
     if (effective.length === 0) {
       problems.push(...checkSemantics(merged.value as Policy).map((problem) => located(problem, merged.origins)));
@@ -111,7 +111,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;
-  const digest = policyDigest(policy);
+  const digest = layers.length === 1 ? DEFAULT_DIGEST : policyDigest(policy);
   return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd) } };
 }
 

@@ -25,8 +25,13 @@ export function emptyMerged(trackOrigins = true): Merged {
   return { value: {}, origins: trackOrigins ? new Map() : undefined };
 }
 
-/** Layer `over` (from `origin`) merged on top of `into`, which is changed in place. */
+/**
+ * Layer `over` merged on top of `into`. Maps are copied along the paths the
+ * layer changes and shared everywhere else, so the embedded default (one
+ * object for the whole process) is never changed by a merge.
+ */
 export function mergeLayer(into: Merged, over: Record<string, unknown>, layer: string, file: string): void {
+  into.value = { ...into.value };
   mergeMap(into.value, over, [], [], into.origins, layer, file);
 }
 
@@ -67,7 +72,9 @@ function mergeMap(
     if (CONCATENATED.has(dotted) && Array.isArray(value)) {
       target[key] = concatenate(dotted, existing, value, origins, layer, file, [...from, key]);
     } else if (isMap(existing) && isMap(value)) {
-      mergeMap(existing, value, path, [...from, key], origins, layer, file);
+      const copy = { ...existing };
+      target[key] = copy;
+      mergeMap(copy, value, path, [...from, key], origins, layer, file);
     } else {
       // Layers are parsed afresh on every load, so their values can be taken as they are.
       target[key] = value;

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { schemaJsonText, validatorsSource } from "../../src/policy/generate.ts";
+import { defaultPolicySource, schemaJsonText, validatorsSource } from "../../src/policy/generate.ts";
 import { Policy } from "../../src/policy/schema.ts";
 import { DEFAULT_POLICY_TEXT } from "../../src/policy/load.ts";
 
@@ -13,6 +13,10 @@ test("policy/schema.json is generated from the zod schema (run `bun build.ts` wh
 
 test("the precompiled validators are generated from the zod schema (run `bun build.ts` when this fails)", () => {
   expect(readFileSync(join(root, "src/policy/generated/validators.js"), "utf8")).toBe(validatorsSource());
+});
+
+test("the parsed default is generated from policy/default.yaml (run `bun build.ts` when this fails)", () => {
+  expect(readFileSync(join(root, "src/policy/generated/default-policy.ts"), "utf8")).toBe(defaultPolicySource(root));
 });
 
 test("the embedded default is a complete policy by zod too, and names its schema for editors", () => {

@@ -5,7 +5,8 @@
  *   verdict check --stdin [--json] [--rules-only] [--cwd DIR] [--policy FILE]
  *
  * The exit status is the verdict (see HELP); with --stdin, the strictest
- * verdict among the lines. check writes nothing to the decision log.
+ * verdict among the lines. A single command is written to the decision log
+ * (as the hooks' judgments are); a --stdin batch is not, unless --log.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -35,12 +36,15 @@ the verdict. COMMAND is one argument (several are joined with spaces).
                  answers anyway until a model is configured
   --cwd DIR      the working directory the command runs in (default: here)
   --policy FILE  a policy layer on top of the others (also VERDICT_POLICY)
+  --no-log       do not write the judgment to the decision log (a single
+                 command is logged by default; see verdict log)
+  --log          write each --stdin line's judgment to the decision log
 
 Exit status: 0 allow, 10 pass (no opinion: the host's own check applies),
 11 ask, 12 deny; with --stdin, the strictest verdict among the lines.
-2 means a usage or policy error. check writes nothing to the decision log.`;
+2 means a usage or policy error.`;
 
-type Flags = { json?: boolean; "rules-only"?: boolean; stdin?: boolean; cwd?: string; policy?: string; help?: boolean };
+type Flags = { json?: boolean; "rules-only"?: boolean; stdin?: boolean; cwd?: string; policy?: string; help?: boolean; log?: boolean; "no-log"?: boolean };
 
 export async function main(argv: string[]): Promise<number> {
   const startedAt = performance.now();
@@ -60,6 +64,8 @@ export async function main(argv: string[]): Promise<number> {
         cwd: { type: "string" },
         policy: { type: "string" },
         help: { type: "boolean", short: "h" },
+        log: { type: "boolean" },
+        "no-log": { type: "boolean" },
       },
     });
     flags = parsed.values as Flags;
@@ -88,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
   const rulesOnly = flags["rules-only"] === true;
 
   if (!flags.stdin) {
-    const judged = await judgeOne(words.join(" "), cwd, loaded, rulesOnly, startedAt);
+    const judged = await judgeOne(words.join(" "), cwd, loaded, rulesOnly, startedAt, flags["no-log"] !== true);
     write(judged, words.join(" "), cwd, flags.json === true);
     return CHECK_EXIT[judged.verdict];
   }
@@ -99,7 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`verdict: line ${item.at}: ${item.error}`);
       return USAGE_EXIT;
     }
-    const judged = await judgeOne(item.command, item.cwd, loaded, rulesOnly, performance.now());
+    const judged = await judgeOne(item.command, item.cwd, loaded, rulesOnly, performance.now(), flags.log === true);
     write(judged, item.command, item.cwd, flags.json === true, true);
     if (VERDICTS.indexOf(judged.verdict) > VERDICTS.indexOf(strictest)) strictest = judged.verdict;
   }
@@ -117,9 +123,9 @@ function projectOf(cwd: string): string {
   return root;
 }
 
-async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rulesOnly: boolean, startedAt: number): Promise<CommandJudgment> {
+async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rulesOnly: boolean, startedAt: number, log: boolean): Promise<CommandJudgment> {
   // Each --stdin line may have its own cwd, so its project is found from there, not from where the policy was loaded.
-  return judgeCommand({ command, cwd, projectRoot: projectOf(cwd), rulesOnly, startedAt, host: "cli", event: "check", log: false }, loaded);
+  return judgeCommand({ command, cwd, projectRoot: projectOf(cwd), rulesOnly, startedAt, host: "cli", event: "check", log }, loaded);
 }
 
 type Item = { command: string; cwd: string } | { error: string; at: number };

@@ -2,7 +2,7 @@
  * The model path through the compiled binary (dist/verdict), against fake
  * Jev and OpenAI-compatible servers on 127.0.0.1, each run in a throwaway
  * home. Commands go through `verdict hook claude` (a PreToolUse payload) and
- * `verdict check` once it is built; turn ends through `verdict check-stop`.
+ * `verdict check`; turn ends through `verdict check-stop`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,12 +20,6 @@ beforeAll(() => {
     if (built.exitCode !== 0) throw new Error(`build failed: ${built.stderr.toString()}`);
   }
 });
-
-/** `verdict check` is another part of verdict; until it is built, these tests go through the hook. */
-const checkBuilt = (() => {
-  const ran = Bun.spawnSync([BINARY, "check", "--help"], { stdout: "pipe", stderr: "pipe" });
-  return ran.exitCode === 0;
-})();
 
 function payload(command: string, cwd: string): string {
   return JSON.stringify({ session_id: "s1", transcript_path: "", cwd, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: "t1" });
@@ -215,7 +209,7 @@ describe("binary with Jev", () => {
     expect(fake.requests.length).toBe(0);
   });
 
-  test.skipIf(!checkBuilt)("verdict check -- rm -rf build/cache asks with jev's answers; with the server stopped the rules judge in time", async () => {
+  test("verdict check -- rm -rf build/cache asks with jev's answers; with the server stopped the rules judge in time", async () => {
     const env = jevHome(fake);
     const cwd = join(env.HOME!, "work");
     const ran = await runAsync(["check", "--", "rm", "-rf", "build/cache"], { env, cwd });
@@ -223,6 +217,9 @@ describe("binary with Jev", () => {
     expect(ran.stdout).toStartWith("ask: jev: deletes or overwrites data nothing regenerates (97%); cannot be undone");
     const json = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env, cwd });
     expect(JSON.parse(json.stdout)).toMatchObject({ verdict: "ask", answerer: "jev", act: { choice: "delete", source: "model" } });
+    const [logged] = logRecords(env);
+    expect(logged).toMatchObject({ host: "cli", event: "check", answerer: "jev", verdict: "ask", text: "rm -rf build/cache" });
+    expect(logged.answers.act).toMatchObject({ choice: "delete", source: "model" });
     const gone = startFake(jevReply({}));
     const url = gone.url;
     await gone.stop();
@@ -232,9 +229,12 @@ describe("binary with Jev", () => {
     const judged = JSON.parse(fallback.stdout);
     expect(judged.answerer).toBe("rules");
     expect(judged.model_not_used).toContain("jev not used: cannot reach 127.0.0.1");
+    const last = logRecords(env).at(-1);
+    expect(last).toMatchObject({ event: "check", answerer: "rules", text: "rm -rf build/cache2" });
+    expect(JSON.stringify(last)).toContain("cannot reach 127.0.0.1");
   });
 
-  test.skipIf(!checkBuilt)("verdict check with a slow server: the rules' verdict within answer_within", async () => {
+  test("verdict check with a slow server: the rules' verdict within answer_within", async () => {
     fake.handle(jevReply({ act: "read" }, { delayMs: 5000 }));
     const env = jevHome(fake);
     const ran = await runAsync(["check", "--json", "--", "rm -rf build/cache"], { env, cwd: join(env.HOME!, "work") });
@@ -276,7 +276,7 @@ describe("binary with an OpenAI-compatible endpoint", () => {
     expect(logRecords(env)[0]).toMatchObject({ answerer: "rules", model_not_used_kind: "network" });
   });
 
-  test.skipIf(!checkBuilt)("verdict check with log-probabilities asks; with the server stopped the rules judge in time", async () => {
+  test("verdict check with log-probabilities asks; with the server stopped the rules judge in time", async () => {
     fake.handle(openaiReply({ act: "delete", undo: 3, load: 0 }, order));
     const env = home({ VERDICT_POLICY: policyFor(fake.url), OPENAI_API_KEY: "sk-local-0123456789abcdefghij" }).env;
     const cwd = join(env.HOME!, "work");

@@ -129,6 +129,7 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
         line: redact(outcome.line),
         answerer: "none",
         model_not_used: redact(outcome.error ?? ""),
+        model_not_used_kind: "verdict-error",
         latency_ms: Math.round(performance.now() - startedAt),
         policy_digest: "none",
       },

@@ -22,9 +22,10 @@ export type NotUsedKind =
   | "http"
   | "malformed"
   | "labels"
-  | "config";
+  | "config"
+  | "verdict-error"; // verdict itself failed (a broken policy, a malformed payload, no time left): nothing was judged
 
-export const FAILURE_KINDS: readonly NotUsedKind[] = ["no-key", "timeout", "network", "http", "malformed", "labels", "config"];
+export const FAILURE_KINDS: readonly NotUsedKind[] = ["no-key", "timeout", "network", "http", "malformed", "labels", "config", "verdict-error"];
 
 export type ModelFacts = {
   provider: string;

@@ -8,7 +8,7 @@ describe("programs are known by name, not by where they are", () => {
     ["\\rm -rf /", "deny"],
     ["/bin/rm -rf ~", "deny"],
     ["command rm -rf /", "deny"],
-  ])("%p is %p", (line, verdict) => expect(verdictOf(line)).toBe(verdict));
+  ])("%p is %p", (line, verdict) => expect(verdictOf(line) as string).toBe(verdict));
 
   test("a program in a temp folder is not trusted to be what its name says", () => {
     const judged = judge("/tmp/git push --force");
@@ -53,7 +53,7 @@ describe("paths", () => {
     ['rm -rf "$DIR"', "ask"],
     ["rm -rf ${TMPDIR:-/tmp}/build", "allow"],
     ["export TMPDIR=/Users; rm -rf $TMPDIR/x", "ask"],
-  ])("%p is %p", (line, verdict) => expect(verdictOf(line)).toBe(verdict));
+  ])("%p is %p", (line, verdict) => expect(verdictOf(line) as string).toBe(verdict));
 
   test("git tracks the file: removing it is undone by git", () => {
     expect(verdictOf("rm src/app.ts", { probe: { exists: () => true, tracked: () => true } })).toBe("allow");

@@ -1,0 +1,44 @@
+/**
+ * The payload shape Claude Code, Codex CLI and Gemini CLI share: one event
+ * names a tool call (verdict judges only the shell tool's), another the end
+ * of a turn. Each adapter names its events and fields; the reading is here.
+ */
+import { obj, requireStr, str, type HookEvent, type Payload, type TurnEndEvent } from "./types.ts";
+
+export type EventShape = {
+  /** The event before a tool runs: PreToolUse, BeforeTool. */
+  beforeTool: string;
+  /** The shell tool's name in that event: Bash, run_shell_command. */
+  shellTool: string;
+  /** The event at a turn's end: Stop, AfterAgent. */
+  turnEnd: string;
+  /** The field holding the assistant's final message. */
+  finalField: string;
+  /** What else this host says at a turn's end. */
+  turnEndExtra?: (payload: Payload) => Partial<TurnEndEvent>;
+};
+
+export function recogniseEvent(payload: Payload, shape: EventShape): HookEvent {
+  const event = str(payload, "hook_event_name") ?? "";
+  const cwd = str(payload, "cwd") ?? process.cwd();
+  const sessionId = str(payload, "session_id");
+  if (event === shape.beforeTool) {
+    const tool = str(payload, "tool_name") ?? "";
+    if (tool !== shape.shellTool) return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+    const command = requireStr(obj(payload, "tool_input") ?? {}, "command", `${shape.beforeTool} ${shape.shellTool} tool_input`);
+    return { kind: "command", event, command, cwd, sessionId };
+  }
+  if (event === shape.turnEnd) {
+    return {
+      kind: "turn-end",
+      event,
+      cwd,
+      sessionId,
+      stopHookActive: payload.stop_hook_active === true,
+      final: str(payload, shape.finalField),
+      transcriptPath: str(payload, "transcript_path"),
+      ...shape.turnEndExtra?.(payload),
+    };
+  }
+  return { kind: "other", event: event || "(none)", what: "event" };
+}

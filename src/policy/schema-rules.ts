@@ -82,6 +82,18 @@ export const RuleMatch = z
     via_any: Patterns.optional().describe("The command runs through one of these wrappers (sudo, xargs, find -exec, bash -c, ...)."),
     stdin_from: Patterns.optional().describe("The command reads its standard input from a pipe whose writer is one of these programs (curl | sh)."),
     stdin_any: Patterns.optional().describe("The here-document or here-string fed to the command matches one of these patterns (psql <<SQL ... DROP TABLE)."),
+    command_exact: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        [
+          "The whole command line is exactly this text: compared as given, with only leading and trailing whitespace ignored (no pattern, no other normalisation, so `sudo ...` or `... | xargs ...` variants are other lines).",
+          "Such a rule answers for every command the line executes, its wrappers and redirections included, unless a rule tried before it matches one of them.",
+          "Its other fields (program, ...) must hold for some command of the line; program also matches the name a command is written with, path left out (deploy.sh for ./deploy.sh), since the line is fixed anyway.",
+          "verdict approvals approve --always writes rules of this kind.",
+        ].join(" "),
+      ),
   })
   .describe("What a command must look like for the rule to apply; every given field must hold.");
 

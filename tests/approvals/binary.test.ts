@@ -117,6 +117,11 @@ describe("verdict approvals through the binary", () => {
       expect(text).toContain("decision: allow");
       expect(verdict(["policy", "check", file]).code).toBe(0);
       expect(readFileSync(journal(), "utf8")).toContain('"kind":"policy.amended"');
+      // The rule decides exactly that line from now on, and nothing wider.
+      const checked = (line: string) => JSON.parse(verdict(["check", "--json", "--no-log", "--", line]).stdout) as { verdict: string; rule?: { id: string } };
+      expect(checked("rm -rf build")).toMatchObject({ verdict: "allow", rule: { id: out.decision.always.rule_id } });
+      for (const wider of ["sudo rm -rf build", "rm -rf build ~", "echo build | xargs rm -rf build"]) expect(checked(wider).rule?.id).not.toBe(out.decision.always.rule_id);
+      expect(checked("sudo rm -rf build").verdict).not.toBe("allow");
     } else {
       expect(ran.code).toBe(4);
       expect(JSON.parse(ran.stdout)).toMatchObject({ code: "ALWAYS", status: "error" });

@@ -43,6 +43,8 @@ export type CompiledRule = {
   envAny?: { name: Matcher; value?: Matcher }[];
   viaAny?: Matcher;
   stdinFrom?: Matcher;
+  /** match.command_exact, as compared: see exactLine. */
+  commandExact?: string;
 };
 
 /** A rule in the index: compiled the first time a command is tried against it. */
@@ -56,9 +58,16 @@ export type RuleIndex = {
   patterns: (Matcher | null | undefined)[];
   /** Rules without a program: they judge redirections. */
   redirects: IndexedRule[];
+  /** Rules for one whole command line (match.command_exact), by that line as compared (exactLine). */
+  exact: Map<string, IndexedRule[]>;
   /** Per program name: every rule that may match it, in policy order (filled on first use of the name). */
   candidates: Map<string, IndexedRule[]>;
 };
+
+/** A command line as match.command_exact compares it: leading and trailing whitespace left out, nothing else changed. */
+export function exactLine(line: string): string {
+  return line.trim();
+}
 
 const list = (value: string | string[] | undefined): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
@@ -120,6 +129,7 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   }
   if (m.via_any) compiled.viaAny = guard("via_any", () => compileAny(m.via_any!));
   if (m.stdin_from) compiled.stdinFrom = guard("stdin_from", () => compileAny(m.stdin_from!));
+  if (m.command_exact !== undefined) compiled.commandExact = exactLine(m.command_exact);
   return compiled;
 }
 
@@ -132,8 +142,12 @@ export function ruleProblems(rules: readonly Rule[]): { index: number; id: strin
     } catch (error) {
       problems.push({ index, id: rule.id, message: (error as Error).message });
     }
-    if (rule.match.program === undefined && rule.match.redirect === undefined) {
-      problems.push({ index, id: rule.id, message: `rule ${rule.id}: a rule needs match.program (to judge commands) or match.redirect (to judge redirections)` });
+    const exact = rule.match.command_exact;
+    if (rule.match.program === undefined && rule.match.redirect === undefined && exact === undefined) {
+      problems.push({ index, id: rule.id, message: `rule ${rule.id}: a rule needs match.program (to judge commands), match.redirect (to judge redirections) or match.command_exact (to judge one whole line)` });
+    }
+    if (exact !== undefined && exactLine(exact) === "") {
+      problems.push({ index, id: rule.id, message: `rule ${rule.id}: match.command_exact is blank, so the rule can match nothing (an empty line runs nothing)` });
     }
   });
   return problems;
@@ -152,13 +166,19 @@ export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const cached = indexes.get(rules);
   if (cached) return cached;
   const entries = rules.map((rule, at): IndexedRule => ({ rule, index: at }));
-  const index: RuleIndex = {
-    rules,
-    entries,
-    patterns: [],
-    redirects: entries.filter((entry) => entry.rule.match.program === undefined && entry.rule.match.redirect !== undefined),
-    candidates: new Map(),
-  };
+  const exact = new Map<string, IndexedRule[]>();
+  const redirects: IndexedRule[] = [];
+  for (const entry of entries) {
+    const { match } = entry.rule;
+    if (match.command_exact !== undefined) {
+      // Tried only for its one line (exactRule in engine.ts), never as a rule for a program.
+      const key = exactLine(match.command_exact);
+      const same = exact.get(key);
+      if (same) same.push(entry);
+      else exact.set(key, [entry]);
+    } else if (match.program === undefined && match.redirect !== undefined) redirects.push(entry);
+  }
+  const index: RuleIndex = { rules, entries, patterns: [], redirects, exact, candidates: new Map() };
   indexes.set(rules, index);
   return index;
 }
@@ -184,7 +204,7 @@ export function candidatesFor(index: RuleIndex, name: string): IndexedRule[] {
   const found: IndexedRule[] = [];
   index.entries.forEach((entry, at) => {
     const program = entry.rule.match.program;
-    if (program === undefined) return;
+    if (program === undefined || entry.rule.match.command_exact !== undefined) return;
     if (program === name || (Array.isArray(program) && program.includes(name))) {
       found.push(entry);
       return;

@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { leaning, type CommandAnswers } from "../../judge/answers.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
-import { candidatesFor, compiledOf, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
@@ -110,11 +110,49 @@ function withoutExecSegments(args: string[]): string[] {
   return out;
 }
 
-/** The first rule naming a program that matches the command. */
-export function firstCommandRule(index: RuleIndex, view: View): CompiledRule | undefined {
+/**
+ * The first rule naming a program that matches the command. `exact`, a rule
+ * for the whole line (match.command_exact), stands in its place in the
+ * order: rules tried before it still answer for what they match.
+ */
+export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledRule): CompiledRule | undefined {
   for (const entry of candidatesFor(index, view.name)) {
+    if (exact && entry.index > exact.index) return exact;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view)) return rule;
+  }
+  return exact;
+}
+
+/** Whether a command_exact rule's other fields hold for one command; its program may also be named as written, path left out. */
+function exactHoldsFor(rule: CompiledRule, view: View): boolean {
+  if (!rule.program) return true;
+  if (matchesCommand(rule, view)) return true;
+  const written = view.command.name;
+  return written !== view.name && rule.program(written) && matchesCommand(rule, { ...view, name: written });
+}
+
+/**
+ * The first rule for exactly this line (match.command_exact) whose other
+ * fields hold for some command of the line or a wrapper it runs through.
+ * One map look-up for a line no such rule names.
+ */
+export function exactRule(index: RuleIndex, line: string, commands: readonly ExecutedCommand[], base: PathContext, probe: Probe): CompiledRule | undefined {
+  if (index.exact.size === 0) return undefined;
+  const entries = index.exact.get(exactLine(line));
+  if (!entries) return undefined;
+  for (const entry of entries) {
+    const rule = compiledOf(entry);
+    if (!rule) continue;
+    const holds = commands.some(
+      (command, i) =>
+        exactHoldsFor(rule, viewOf(command, commands.slice(Math.max(0, i - 16), i), base, probe).view) ||
+        command.via.some((label) => {
+          const name = wrapperName(label);
+          return name !== undefined && exactHoldsFor(rule, viewOf(wrapperCommand(name, command), [], base, probe).view);
+        }),
+    );
+    if (holds) return rule;
   }
   return undefined;
 }
@@ -154,6 +192,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   const probe = context.probe ?? diskProbe;
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);
+  const exact = exactRule(index, line, commands, base, probe);
 
   const judged: Judged[] = [];
   const unknown: ExecutedCommand[] = [];
@@ -167,7 +206,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   for (let i = 0; i < executed.length; i++) {
     const command = executed[i] as ExecutedCommand;
     const { view, untrusted } = viewOf(command, executed.slice(Math.max(0, i - 16), i), base, probe);
-    const rule = firstCommandRule(index, view);
+    const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
       if (rest && rest.length > 0) {
@@ -194,19 +233,21 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
     for (const out of outputRedirects(view)) {
       let redirectRule: CompiledRule | undefined;
       for (const entry of index.redirects) {
+        if (exact && entry.index > exact.index) break;
         const candidate = compiledOf(entry);
         if (candidate && redirectRuleMatches(candidate, view, out)) {
           redirectRule = candidate;
           break;
         }
       }
+      redirectRule ??= exact;
       if (redirectRule) judged.push({ hit: hitOf(redirectRule, command, out.redirect), rule: redirectRule });
     }
     for (const label of command.via) {
       const name = wrapperName(label);
       if (!name || wrappersSeen.has(label) || runnerLabels.has(label)) continue;
       wrappersSeen.add(label);
-      const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view);
+      const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view, exact);
       // A wrapper no rule knows only passes its command on: it is not an unknown command.
       if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
     }

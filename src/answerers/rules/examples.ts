@@ -5,11 +5,11 @@
  */
 import type { Policy, Rule } from "../../policy/schema.ts";
 import { parseCommandLine } from "../../shell/index.ts";
-import { compileRule, type CompiledRule } from "./compile.ts";
+import { compileRule, ruleIndex, type CompiledRule } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects } from "./match.ts";
 import type { PathContext } from "./paths.ts";
 import { examplesProbe } from "./probe.ts";
-import { viewOf, wrapperCommand, wrapperName } from "./engine.ts";
+import { exactRule, viewOf, wrapperCommand, wrapperName } from "./engine.ts";
 
 export type ExampleProblem = { index: number; id: string; example: string; message: string };
 
@@ -20,6 +20,9 @@ export const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", project
 export function ruleMatchesLine(compiled: CompiledRule, line: string, ctx: PathContext = EXAMPLE_CONTEXT): boolean | string {
   const parsed = parseCommandLine(line, { cwd: ctx.cwd });
   if (!parsed.ok) return parsed.error;
+  if (compiled.commandExact !== undefined) {
+    return exactRule(ruleIndex([compiled.rule]), line, parsed.commands, ctx, examplesProbe) !== undefined;
+  }
   return parsed.commands.some((command, i) => {
     const { view } = viewOf(command, parsed.commands.slice(0, i), ctx, examplesProbe);
     if (!compiled.program) return outputRedirects(view).some((out) => matchesRedirect(compiled, view, out));

@@ -1,20 +1,23 @@
 /**
- * Start-up benchmark: the compiled binary loading the embedded default plus a
- * repository policy and printing the effective policy, against a compiled Bun
- * program that only prints a line.
+ * Start-up benchmark: the compiled binary on its short paths, against a
+ * compiled Bun program that only prints a line.
  *
- *   bun bench/startup/run.ts [runs]
+ *   bun bench/startup/run.ts [runs] [other-binary ...]
  *
- * Build dist/verdict first (bun build.ts). Prints a Markdown table of min and
- * median milliseconds and ratios against the noop.
+ * Build dist/verdict first (bun build.ts). Every case runs in a scratch
+ * repository with a policy layer, under a scratch HOME. Prints a Markdown
+ * table of min and median milliseconds and ratios against the noop. Other
+ * binaries (e.g. a build of another commit) are timed in the same interleaved
+ * batch, so their ratios can be compared with dist/verdict's.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildNoop, table, timeAll } from "../support/timing.ts";
+import { buildNoop, table, timeAll, type Case } from "../support/timing.ts";
 
 const binary = resolve(import.meta.dir, "../../dist/verdict");
 const runs = Number(process.argv[2] ?? 40);
+const others = process.argv.slice(3).map((path) => resolve(path));
 const repo = mkdtempSync(join(tmpdir(), "verdict-bench-repo-"));
 mkdirSync(join(repo, ".git"));
 mkdirSync(join(repo, ".verdict"));
@@ -38,14 +41,35 @@ const home = mkdtempSync(join(tmpdir(), "verdict-bench-home-"));
 const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
 const noop = buildNoop();
 
+/** What Claude Code sends before running `git status` (shape as in tests/hosts/samples/claude-pretooluse.json). */
+const payload = JSON.stringify({
+  session_id: "330baa91-d01e-4bf6-8b68-efd504af763f",
+  transcript_path: join(home, ".claude", "projects", "bench", "330baa91-d01e-4bf6-8b68-efd504af763f.jsonl"),
+  cwd: repo,
+  permission_mode: "default",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "git status", description: "Show working tree status" },
+  tool_use_id: "toolu_bench_1",
+});
+
+function casesFor(path: string, label: string): Case[] {
+  return [
+    { name: `${label} --version`, argv: [path, "--version"], env },
+    { name: `${label} policy show (default + repo layer)`, argv: [path, "policy", "show"], cwd: repo, env },
+    { name: `${label} check --rules-only -- git status`, argv: [path, "check", "--rules-only", "--", "git", "status"], cwd: repo, env },
+    { name: `${label} hook claude (PreToolUse, git status)`, argv: [path, "hook", "claude"], cwd: repo, env, stdin: payload },
+  ];
+}
+
+const baseline = "noop (compiled Bun, prints a line)";
 const timings = timeAll(
   [
-    { name: "noop (compiled Bun, prints a line)", argv: [noop], env },
-    { name: "verdict --version", argv: [binary, "--version"], env },
-    { name: "verdict policy show (default + repo layer)", argv: [binary, "policy", "show"], cwd: repo, env },
-    { name: "verdict policy show --effective", argv: [binary, "policy", "show", "--effective"], cwd: repo, env },
+    { name: baseline, argv: [noop], env },
+    ...casesFor(binary, "verdict"),
+    ...others.flatMap((path, index) => casesFor(path, `other${others.length > 1 ? index + 1 : ""} (${path.split("/").pop()})`)),
   ],
   runs,
 );
 console.log(`Start-up, ${runs} runs each, interleaved (${new Date().toISOString()}, bun ${Bun.version}):\n`);
-console.log(table(timings, "noop (compiled Bun, prints a line)"));
+console.log(table(timings, baseline));

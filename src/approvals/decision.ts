@@ -4,7 +4,6 @@
  * which channel; how far an approval reaches; and the digest of the task as
  * it was shown. An expiry is a refusal nobody made: it has no `by`.
  */
-import { spawnSync } from "node:child_process";
 import { userInfo } from "node:os";
 import { SCOPES, taskIntact, type Scope, type Task } from "./task.ts";
 
@@ -98,6 +97,8 @@ export function bindsTo(decision: Decision, task: Task): boolean {
 /** The name git gives in the project at `cwd`; the account name where git has none. */
 export function deciderName(cwd: string, env: Record<string, string | undefined> = process.env): string {
   try {
+    // Required here, not imported: loading node:child_process costs ~2 ms at every hook's start.
+    const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
     const result = spawnSync("git", ["config", "user.name"], { cwd, encoding: "utf8", env: env as NodeJS.ProcessEnv, timeout: 3000 });
     const name = result.status === 0 ? result.stdout.trim() : "";
     if (name) return name.slice(0, 256);

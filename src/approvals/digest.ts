@@ -5,7 +5,6 @@
  * domain name, a NUL byte and the canonical bytes, so a digest of one kind
  * can never be mistaken for a digest of another.
  */
-import { createHash } from "node:crypto";
 
 /** The domains of verdict's approval digests. */
 export const DOMAIN = {
@@ -44,7 +43,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(data).digest("hex");
 }
 
 /** SHA-256 over `domain`, a NUL byte and the canonical JSON of `value`, in hex. */

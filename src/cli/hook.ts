@@ -6,7 +6,6 @@
  * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
  * no host mistakes a crash for "no hook ran".
  */
-import { createHash } from "node:crypto";
 import { writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
@@ -123,7 +122,7 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
         host,
         event: outcome.event || undefined,
         subject: outcome.kind === "turn-end" ? "turn" : "command",
-        digest: createHash("sha256").update(text).digest("hex").slice(0, 16),
+        digest: new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16),
         text: text.slice(0, loaded.loaded.policy.log.text_chars),
         verdict,
         line: redact(outcome.line),

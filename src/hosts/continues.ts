@@ -3,7 +3,6 @@
  * process, so the count lives in a small file per host and session under the state directory. It is reset
  * whenever the host says it is not already continuing (stop_hook_active false).
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,7 @@ export function stateDir(env: Record<string, string | undefined> = process.env):
 }
 
 function fileFor(dir: string, host: string, sessionId: string): string {
-  const key = createHash("sha256").update(`${host}\0${sessionId}`).digest("hex").slice(0, 32);
+  const key = new Bun.CryptoHasher("sha256").update(`${host}\0${sessionId}`).digest("hex").slice(0, 32);
   return join(dir, "continues", `${key}.json`);
 }
 

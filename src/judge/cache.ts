@@ -13,7 +13,6 @@
  * with it sees a miss. Only answers are cached, never failures; an entry
  * holds no secret because its text was redacted before it was keyed.
  */
-import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
@@ -76,7 +75,7 @@ export type KeyParts = {
 };
 
 export function cacheKey(parts: KeyParts): string {
-  return createHash("sha256").update(JSON.stringify([parts.subject, parts.text, parts.cwdKind ?? "", parts.policyDigest, parts.provider, parts.model, parts.endpoint])).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify([parts.subject, parts.text, parts.cwdKind ?? "", parts.policyDigest, parts.provider, parts.model, parts.endpoint])).digest("hex");
 }
 
 function entryPath(dir: string, key: string): string {

@@ -23,7 +23,6 @@ import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
 import { redact } from "./redact.ts";
 import { commandVerdict, turnEndVerdict } from "./verdict.ts";
-import { createHash } from "node:crypto";
 
 export type AnswererName = "rules" | "jev" | "openai";
 export type Env = Record<string, string | undefined>;
@@ -118,7 +117,7 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
 }
 
 function digestOf(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** The deadline as `performance.now()`: answer_within after verdict started. */

@@ -5,7 +5,6 @@
  * content digest of the file (and of the files it extends) in the user's
  * config, and is void once any of them changes.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMap } from "./merge.ts";
@@ -22,8 +21,8 @@ export function trustStorePath(env: Record<string, string | undefined>): string 
 
 /** The digest that trust is bound to: every file of the layer's chain, in order. */
 export function chainDigest(texts: string[]): string {
-  const hash = createHash("sha256");
-  for (const text of texts) hash.update(createHash("sha256").update(text).digest("hex")).update("\n");
+  const hash = new Bun.CryptoHasher("sha256");
+  for (const text of texts) hash.update(new Bun.CryptoHasher("sha256").update(text).digest("hex")).update("\n");
   return hash.digest("hex");
 }
 

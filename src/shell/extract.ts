@@ -5,12 +5,12 @@
 // as the code it is. Text that is only data (quoted strings, quoted
 // here-documents written to files) stays an argument.
 
-import type { Command, List, Redir, Word } from "./ast.ts";
+import type { Command, List, Redir, Word, WordPart } from "./ast.ts";
 import { parseScript } from "./parser.ts";
 import { type Budget, COMMAND_LIMIT, ParseError, position, Source } from "./source.ts";
 import { collectSubstitutions, isDynamic, type Positional, type Substitution, wordText } from "./text.ts";
 import type { ExecutedCommand, Redirect } from "./types.ts";
-import { type CwdChange, MAX_VARIANTS, SHELLS, unwrapStep, type XargsInput } from "./wrappers.ts";
+import { type CwdChange, MAX_VARIANTS, parallelJob, SHELLS, unwrapStep, type XargsInput } from "./wrappers.ts";
 
 /** Thrown by the walker for lines that parse but cannot be judged (empty command name, code nested too deep). */
 export class WalkError extends Error {}
@@ -28,14 +28,25 @@ type Ctx = {
   codeDepth: number;
   /** Known standard input of the code being walked (`ssh host bash -s <<EOF`), for a shell inside it that reads it. */
   stdin?: Stdin;
+  /** Indices in `out` of the commands whose output reaches this code's standard input through a pipe. */
+  stdinFrom?: number[];
+  /** Where standard output goes: 0 the line's own output, -1 captured by a substitution, else the id of a pipe. */
+  sink: number;
 };
 
-/** Standard input whose text is known: a here-document, or what a literal echo/printf/cat writes into a pipe. */
-type Stdin = { text: string; label: "heredoc->sh" | "pipe->sh" };
+/**
+ * Standard input whose text may be known: a here-document, or what a literal echo/printf/cat writes
+ * into a pipe. `text` is computed on first use (most pipes never need it): undefined when not literal.
+ */
+type Stdin = { text: () => string | undefined; label: "heredoc->sh" | "pipe->sh" };
+
+function knownStdin(text: string, label: Stdin["label"]): Stdin {
+  return { text: () => text, label };
+}
 
 type Action =
   | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
-  | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: string[] };
+  | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: Positional };
 
 /** Code run by these labels runs in the current shell, so it sees the current positional parameters. */
 const SAME_SHELL = new Set(["eval", "trap"]);
@@ -45,6 +56,9 @@ const CALLS_PER_FUNCTION = 8;
 
 export class Walker {
   readonly out: ExecutedCommand[] = [];
+  /** For each command in `out`, the sink its standard output goes to (see Ctx.sink). */
+  private readonly sinks: number[] = [];
+  private pipes = 0;
   readonly assignments: Record<string, string> = {};
   private readonly funcs = new Map<string, { body: Command; ctx: Ctx; walks: number }>();
   private readonly active = new Set<string>();
@@ -57,11 +71,11 @@ export class Walker {
   ) {}
 
   walkTop(list: List, cwd: string | undefined): void {
-    const ctx: Ctx = { via: [], scope: { cwd }, env: {}, redirs: [], positional: undefined, codeDepth: 0 };
+    const ctx: Ctx = { via: [], scope: { cwd }, env: {}, redirs: [], positional: undefined, codeDepth: 0, sink: 0 };
     this.list(list, ctx);
     // A function defined but never called still counts: its body is code the line carries.
     for (const [name, f] of this.funcs) {
-      if (f.walks === 0) this.callFunction(name, f.ctx, undefined);
+      if (f.walks === 0) this.callFunction(name, f.ctx, undefined, f.ctx.stdin);
     }
   }
 
@@ -75,13 +89,22 @@ export class Walker {
         }
         // Every element of a pipeline runs in a subshell: a `cd` there does not move what follows.
         let prev: Command | undefined;
-        for (const cmd of p.cmds) {
+        let prevStart = 0;
+        let prevSink = 0;
+        const n = p.cmds.length;
+        for (let k = 0; k < n; k++) {
+          const cmd = p.cmds[k] as Command;
           let stdin: Stdin | undefined = c.stdin;
+          let stdinFrom = c.stdinFrom;
           if (prev !== undefined) {
-            const text = prev.k === "simple" ? this.literalOutput(prev, c) : undefined;
-            stdin = text === undefined ? undefined : { text, label: "pipe->sh" };
+            stdin = prev.k === "simple" ? this.pipeText(prev, c) : undefined;
+            stdinFrom = this.writers(prevStart, prevSink);
           }
-          this.command(cmd, { ...c, scope: { ...c.scope } }, stdin);
+          // The last element writes where the pipeline does; the others into a pipe of their own.
+          const sink = k === n - 1 ? c.sink : ++this.pipes;
+          prevStart = this.out.length;
+          prevSink = sink;
+          this.command(cmd, { ...c, scope: { ...c.scope }, sink, stdinFrom }, stdin);
           prev = cmd;
         }
       }
@@ -95,8 +118,12 @@ export class Walker {
       return;
     }
     const redirs = this.redirects(cmd.redirs, ctx);
-    const input = readsFile(cmd.redirs) ? undefined : stdin;
-    const inner: Ctx = redirs.length === 0 && input === ctx.stdin ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs], stdin: input };
+    // `{ sh; } <<EOF`, `while ...; done < list`: the compound's own input replaces the pipe's.
+    const doc = lastStdinDocument(cmd.redirs);
+    const ownInput = doc !== undefined || readsFile(cmd.redirs);
+    const input = doc !== undefined ? knownStdin(documentText(doc, ctx.positional), "heredoc->sh") : ownInput ? undefined : stdin;
+    const inner: Ctx =
+      redirs.length === 0 && input === ctx.stdin && !ownInput ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs], stdin: input, stdinFrom: ownInput ? undefined : ctx.stdinFrom };
     switch (cmd.k) {
       case "subshell":
         return this.list(cmd.body, { ...inner, scope: { ...ctx.scope } });
@@ -143,7 +170,7 @@ export class Walker {
   private substitutions(subs: readonly Substitution[], ctx: Ctx): void {
     for (const s of subs) {
       // A substitution's output is captured, so outer redirections do not apply inside it.
-      this.list(s.body, { ...ctx, via: [...ctx.via, s.label], scope: { ...ctx.scope }, redirs: [] });
+      this.list(s.body, { ...ctx, via: [...ctx.via, s.label], scope: { ...ctx.scope }, redirs: [], sink: -1 });
     }
   }
 
@@ -151,19 +178,21 @@ export class Walker {
     // `sh < script.sh` reads the file, not what the pipe or the enclosing code would give it.
     const pipeStdin = readsFile(cmd.redirs) ? undefined : stdinIn;
     const pos = ctx.positional;
-    const words = cmd.words;
+    const words = expandAllArguments(cmd.words, pos);
     const argv = wordsText(words, pos);
     const env: Record<string, string> = { ...ctx.env };
     for (const a of cmd.assigns) env[a.name] = wordText(a.value, pos);
     const heredoc = lastStdinDocument(cmd.redirs);
-    const stdinScript = heredoc === undefined ? undefined : heredoc.heredoc?.body ?? `${wordText(heredoc.target, pos)}\n`;
+    const stdinScript = heredoc === undefined ? undefined : documentText(heredoc, pos);
+    // A here-document, here-string or `< file` replaces what a pipe would give.
+    const stdinFrom = stdinScript !== undefined || readsFile(cmd.redirs) ? undefined : ctx.stdinFrom;
 
     if (words.length === 0) {
       for (const a of cmd.assigns) this.substitutions(collectSubstitutions(a.value.parts, []), ctx);
       const redirs = this.redirects(cmd.redirs, ctx);
       if (cmd.redirs.length > 0) {
         // `> file` alone is `: > file`: it truncates or creates the file, so it is reported.
-        this.emit({ program: ":", name: ":", argv: [":"], env, redirects: [...ctx.redirs, ...redirs], via: [...ctx.via], dynamic: false, cwd: ctx.scope.cwd });
+        this.emit({ program: ":", name: ":", argv: [":"], env, redirects: [...ctx.redirs, ...redirs], via: [...ctx.via], dynamic: false, cwd: ctx.scope.cwd }, ctx.sink);
       } else {
         for (const a of cmd.assigns) this.assignments[a.name] = wordText(a.value, pos);
       }
@@ -179,26 +208,33 @@ export class Walker {
     // A call of a function defined earlier in the line runs its body.
     const fn = this.funcs.get(argv[0] as string);
     if (fn !== undefined && !isDynamic(first, pos)) {
-      for (const w of words) this.substitutions(collectSubstitutions(w.parts, []), ctx);
+      const subs: Substitution[] = [];
+      for (const w of words) collectSubstitutions(w.parts, subs);
+      this.substitutions(subs, ctx);
       const redirs = this.redirects(cmd.redirs, ctx);
-      this.callFunction(argv[0] as string, { ...ctx, redirs: [...ctx.redirs, ...redirs] }, argv.slice(1));
+      const args: (string | undefined)[] = [];
+      for (let k = 1; k < words.length; k++) args.push(isDynamic(words[k] as Word, pos) ? undefined : argv[k]);
+      const input = stdinScript !== undefined ? knownStdin(stdinScript, "heredoc->sh") : pipeStdin;
+      this.callFunction(argv[0] as string, { ...ctx, redirs: [...ctx.redirs, ...redirs], stdinFrom }, args, input);
       return;
     }
 
     const plan = this.plan(words, argv, ctx, stdinScript, pipeStdin);
+    const subs: Substitution[] = [];
     for (let k = 0; k < words.length; k++) {
-      if (!plan.consumed.has(k)) this.substitutions(collectSubstitutions((words[k] as Word).parts, []), ctx);
+      if (!plan.consumed.has(k)) collectSubstitutions((words[k] as Word).parts, subs);
     }
-    for (const a of cmd.assigns) this.substitutions(collectSubstitutions(a.value.parts, []), ctx);
+    for (const a of cmd.assigns) collectSubstitutions(a.value.parts, subs);
+    if (subs.length > 0) this.substitutions(subs, ctx);
     const own = this.redirects(cmd.redirs, ctx, plan.heredocIsCode);
-    const redirects = [...ctx.redirs, ...own];
+    const redirects = own.length === 0 ? ctx.redirs.slice() : [...ctx.redirs, ...own];
 
     for (const action of plan.actions) {
       const actionEnv = { ...env, ...action.env };
       const cwd = action.cwd === undefined ? ctx.scope.cwd : resolveDir(ctx.scope.cwd, action.cwd.dir);
       if (action.k === "code") {
         // The code's standard input is the command's: a here-document not already taken as the code, or the pipe.
-        const stdin: Stdin | undefined = stdinScript !== undefined ? (plan.heredocIsCode ? undefined : { text: stdinScript, label: "heredoc->sh" }) : pipeStdin;
+        const stdin: Stdin | undefined = stdinScript !== undefined ? (plan.heredocIsCode ? undefined : knownStdin(stdinScript, "heredoc->sh")) : pipeStdin;
         this.code(action.code, action.label, {
           ...ctx,
           via: action.via,
@@ -208,6 +244,7 @@ export class Walker {
           // eval, trap and source run in this shell, with its $1...; a new shell gets its own.
           positional: action.positional ?? (SAME_SHELL.has(action.label) ? ctx.positional : undefined),
           stdin,
+          stdinFrom: plan.heredocIsCode ? undefined : stdinFrom,
         });
         continue;
       }
@@ -224,7 +261,8 @@ export class Walker {
         cwd: action.k === "find-child" && action.ownDir ? undefined : cwd,
       };
       if (stdinScript !== undefined && action.k !== "find-child") command.stdinScript = stdinScript;
-      this.emit(command);
+      if (stdinFrom !== undefined) command.stdinFrom = stdinFrom;
+      this.emit(command, ctx.sink);
       if (action.via.length === ctx.via.length && !dynamic) this.changeDirectory(command, action.words, ctx);
     }
   }
@@ -249,20 +287,29 @@ export class Walker {
         const w = words[i] as Word;
         const dynamic = isDynamic(w, ctx.positional);
         const step = dynamic ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
+        // A wrapper listed as itself too: before what it runs, with the via that led to it.
+        const keepSelf = (): void => {
+          const run = { argv: argv.slice(i, end), words: words.slice(i, end), dynamic: false, via, env, cwd };
+          actions.push(child === undefined ? { k: "run", ...run } : { k: "find-child", ...run, ownDir: child.ownDir });
+        };
         if (step.k === "wrap") {
+          if (step.keep === true) keepSelf();
           via = [...via, step.label];
           env = { ...env, ...step.env };
           if (step.cwd !== undefined) cwd = step.cwd;
           if (step.xargs !== undefined) {
             // Arguments piped in from a literal echo/printf are known: list the commands xargs builds.
-            const input = stdinScript ?? pipeStdin?.text;
+            const input = stdinScript ?? pipeStdin?.text();
             const built = input === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), input, step.xargs);
             if (built !== undefined) {
               const base = origin.slice(step.next, end);
-              for (const args of built) {
-                const extra = args.length - base.length;
-                const ws = [...words.slice(step.next, end), ...literalWords(args.slice(base.length))];
-                visit(args, ws, extra > 0 ? [...base, ...new Array<number>(extra).fill(-1)] : base, 0, args.length, via, env, cwd, child, false);
+              const tw = words.slice(step.next, end);
+              for (const b of built) {
+                // The items read from input sit at args[at, at + count): words and origins of their own.
+                const skip = b.args.length - b.count === tw.length ? 0 : 1;
+                const ws = [...tw.slice(0, b.at), ...literalWords(b.args.slice(b.at, b.at + b.count)), ...tw.slice(b.at + skip)];
+                const orig = [...base.slice(0, b.at), ...new Array<number>(b.count).fill(-1), ...base.slice(b.at + skip)];
+                visit(b.args, ws, orig, 0, b.args.length, via, env, cwd, child, false);
               }
               return;
             }
@@ -277,7 +324,9 @@ export class Walker {
           const idx = step.consumed.length === 1 ? (origin[step.consumed[0] as number] ?? -1) : -1;
           const output = idx === -1 ? undefined : this.substitutedOutput(words[step.consumed[0] as number] as Word, ctx);
           if (output === undefined) for (const k of step.consumed) if ((origin[k] ?? -1) !== -1) consumed.add(origin[k] as number);
-          const base = { label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional: openEnded ? undefined : step.positional };
+          const positional = openEnded || step.positional === undefined ? undefined : knownArguments(step.positional, words, end - step.positional.length, ctx.positional);
+          const base = { label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional };
+          if (step.keep === true) keepSelf();
           for (const code of output !== undefined ? [output] : (step.variants ?? [step.code])) actions.push({ k: "code", code, ...base });
           return;
         }
@@ -286,19 +335,37 @@ export class Walker {
           const w = words[step.index];
           const text = w === undefined ? undefined : this.substitutedOutput(w, ctx, "<(");
           if (text !== undefined) {
-            actions.push({ k: "code", code: text, label: step.label, via: [...via, step.label], env, cwd, positional: openEnded ? undefined : argv.slice(step.index + 1, end) });
+            const positional = openEnded ? undefined : knownArguments(argv.slice(step.index + 1, end), words, step.index + 1, ctx.positional);
+            actions.push({ k: "code", code: text, label: step.label, via: [...via, step.label], env, cwd, positional });
             return;
           }
         }
         if (step.k === "stdin-shell") {
           const name = basename(argv[i] as string);
+          // `ssh host <<EOF`: the remote login shell runs it (listed as ssh > heredoc->sh).
+          const shellVia = step.remote === undefined ? via : [...via, step.remote];
           if (stdinScript !== undefined) {
             heredocIsCode = true;
-            actions.push({ k: "code", code: stdinScript, label: "heredoc->sh", via: [...via, "heredoc->sh"], env, cwd });
+            // ssh itself stays listed (with its stdinScript): a remote login is a rule's matter too.
+            if (step.remote !== undefined) keepSelf();
+            actions.push({ k: "code", code: stdinScript, label: "heredoc->sh", via: [...shellVia, "heredoc->sh"], env, cwd });
             return;
           }
-          if (pipeStdin !== undefined && SHELLS.has(name)) {
-            actions.push({ k: "code", code: pipeStdin.text, label: pipeStdin.label, via: [...via, pipeStdin.label], env, cwd });
+          const text = pipeStdin === undefined || !(SHELLS.has(name) || step.remote !== undefined) ? undefined : pipeStdin.text();
+          if (text !== undefined && pipeStdin !== undefined) {
+            if (step.remote !== undefined) keepSelf();
+            actions.push({ k: "code", code: text, label: pipeStdin.label, via: [...shellVia, pipeStdin.label], env, cwd });
+            return;
+          }
+        }
+        if (step.k === "parallel-stdin") {
+          // parallel reading its arguments from a literal echo/printf/here-document: one job per item.
+          const input = stdinScript ?? pipeStdin?.text();
+          const jobs = input === undefined ? undefined : parallelStdinJobs(step.template, input, step.delimiter, step.replace);
+          if (jobs !== undefined || step.template !== undefined) {
+            for (const k of step.consumed) if ((origin[k] ?? -1) !== -1) consumed.add(origin[k] as number);
+            const label = "parallel";
+            for (const code of jobs ?? [step.template as string]) actions.push({ k: "code", code, label, via: [...via, label], env, cwd });
             return;
           }
         }
@@ -334,13 +401,13 @@ export class Walker {
     this.list(list, { ...ctx, codeDepth: depth });
   }
 
-  private callFunction(name: string, ctx: Ctx, args: string[] | undefined): void {
+  private callFunction(name: string, ctx: Ctx, args: Positional, stdin: Stdin | undefined): void {
     const f = this.funcs.get(name);
     if (f === undefined || this.active.has(name) || f.walks >= CALLS_PER_FUNCTION) return;
     f.walks++;
     this.active.add(name);
     try {
-      this.command(f.body, { ...ctx, via: [...ctx.via, `${name}()`], positional: args ?? ctx.positional }, undefined);
+      this.command(f.body, { ...ctx, via: [...ctx.via, `${name}()`], positional: args ?? ctx.positional }, stdin);
     } finally {
       this.active.delete(name);
     }
@@ -411,9 +478,35 @@ export class Walker {
     return out.slice(0, end);
   }
 
-  private emit(c: ExecutedCommand): void {
+  private emit(c: ExecutedCommand, sink: number): void {
     if (this.out.length >= COMMAND_LIMIT) throw new WalkError(`more than ${COMMAND_LIMIT} executed commands`);
     this.out.push(c);
+    this.sinks.push(sink);
+  }
+
+  /** The commands listed since `start` whose standard output goes into pipe `sink` (not captured, not redirected away). */
+  private writers(start: number, sink: number): number[] {
+    const out: number[] = [];
+    for (let i = start; i < this.out.length; i++) {
+      if (this.sinks[i] === sink && !stdoutRedirected((this.out[i] as ExecutedCommand).redirects)) out.push(i);
+    }
+    return out;
+  }
+
+  /** What a pipeline element writes, as lazily computed standard input for the next one. */
+  private pipeText(prev: Command & { k: "simple" }, ctx: Ctx): Stdin {
+    let done = false;
+    let text: string | undefined;
+    return {
+      label: "pipe->sh",
+      text: () => {
+        if (!done) {
+          done = true;
+          text = this.literalOutput(prev, ctx);
+        }
+        return text;
+      },
+    };
   }
 }
 
@@ -424,6 +517,79 @@ function wordsText(words: readonly Word[], positional: Positional): string[] {
   const out: string[] = [];
   for (const w of words) out.push(wordText(w, positional));
   return out;
+}
+
+/** The text a here-document or here-string gives (a here-string gets a newline added, as in bash). */
+function documentText(r: Redir, pos: Positional): string {
+  return r.heredoc?.body ?? `${wordText(r.target, pos)}\n`;
+}
+
+/** True when standard output is redirected to a file or another descriptor (the last such redirection wins). */
+function stdoutRedirected(redirects: readonly Redirect[]): boolean {
+  let away = false;
+  for (const r of redirects) {
+    const fd = r.fd ?? 1;
+    if (r.op === "&>" || r.op === "&>>") away = r.target !== "/dev/stdout";
+    else if ((r.op === ">" || r.op === ">>" || r.op === ">|") && fd === 1) away = r.target !== "/dev/stdout";
+    else if (r.op === ">&" && fd === 1) away = r.target !== "1";
+  }
+  return away;
+}
+
+/**
+ * Words with `"$@"` (or `$@`, `$*`) standing alone replaced by one word per known positional
+ * parameter, as the shell expands them: `run() { "$@"; }; run rm x` runs `rm x`. Returns the same
+ * array when there is nothing to expand, or when a parameter's value is unknown.
+ */
+function expandAllArguments(words: readonly Word[], positional: Positional): readonly Word[] {
+  if (positional === undefined) return words;
+  let out: Word[] | undefined;
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k] as Word;
+    if (isAllArguments(w) && !positional.includes(undefined)) {
+      out ??= words.slice(0, k);
+      for (const v of positional) out.push({ parts: [{ k: "sq", v: v as string }], start: w.start, end: w.end });
+    } else if (out !== undefined) out.push(w);
+  }
+  return out ?? words;
+}
+
+function isAllArguments(w: Word): boolean {
+  if (w.parts.length !== 1) return false;
+  let p = w.parts[0] as WordPart;
+  let quoted = false;
+  if (p.k === "dq") {
+    if (p.parts.length !== 1) return false;
+    p = p.parts[0] as WordPart;
+    quoted = true;
+  }
+  if (p.k !== "param" || !(p.raw === `$${p.name}` || p.raw === `\${${p.name}}`)) return false;
+  // "$*" is one word, which partsText joins.
+  return p.name === "@" || (p.name === "*" && !quoted);
+}
+
+/** Arguments handed to a script (`sh -c CODE $0 $1...`): an argument whose value is an expansion stays unknown. */
+function knownArguments(args: readonly string[], words: readonly Word[], first: number, positional: Positional): Positional {
+  let out: (string | undefined)[] | undefined;
+  for (let k = 0; k < args.length; k++) {
+    const w = words[first + k];
+    if (w !== undefined && isDynamic(w, positional)) {
+      out ??= args.slice();
+      out[k] = undefined;
+    }
+  }
+  return out ?? args;
+}
+
+/** Jobs of `parallel [template]` reading its arguments from known input, one per item; undefined past MAX_VARIANTS. */
+function parallelStdinJobs(template: string | undefined, input: string, delimiter: string, replace: string): string[] | undefined {
+  const jobs: string[] = [];
+  for (const item of input.split(delimiter)) {
+    if (item === "" || item === "\n") continue;
+    if (jobs.length >= MAX_VARIANTS) return undefined;
+    jobs.push(parallelJob(template, [item], replace));
+  }
+  return jobs;
 }
 
 /** True when a `<` or `<>` redirection replaces standard input with a file. */
@@ -453,17 +619,18 @@ function literalWords(args: readonly string[]): Word[] {
  * put in place of the -I string (one command per line) or appended (-n N per command). At most
  * MAX_VARIANTS commands are listed.
  */
-function xargsCommands(template: readonly string[], input: string, how: XargsInput): string[][] | undefined {
-  const out: string[][] = [];
+function xargsCommands(template: readonly string[], input: string, how: XargsInput): { args: string[]; at: number; count: number }[] | undefined {
+  const out: { args: string[]; at: number; count: number }[] = [];
   if (how.replace !== undefined) {
     const r = how.replace;
     for (const line of input.split("\n")) {
       const item = line.trim();
       if (item === "") continue;
-      if (out.length >= MAX_VARIANTS) break;
+      // More commands than are listed: report the template with unknown arguments rather than a partial list.
+      if (out.length >= MAX_VARIANTS) return undefined;
       const args: string[] = [];
       for (const a of template) args.push(a.split(r).join(item));
-      out.push(args);
+      out.push({ args, at: args.length, count: 0 });
     }
     return out.length > 0 ? out : undefined;
   }
@@ -474,8 +641,15 @@ function xargsCommands(template: readonly string[], input: string, how: XargsInp
     for (const item of input.split(/[ \t\n]+/)) if (item !== "") items.push(stripQuotes(item));
   }
   const per = how.perCommand ?? Math.max(items.length, 1);
-  for (let k = 0; k < items.length && out.length < MAX_VARIANTS; k += per) out.push([...template, ...items.slice(k, k + per)]);
-  return out.length > 0 ? out : [[...template]];
+  if (items.length > per * MAX_VARIANTS) return undefined;
+  for (let k = 0; k < items.length; k += per) {
+    const chunk = items.slice(k, k + per);
+    const at = how.insert === undefined ? -1 : template.indexOf(how.insert);
+    // BSD -J: the items stand in place of the first argument equal to the replacement string.
+    if (at === -1) out.push({ args: [...template, ...chunk], at: template.length, count: chunk.length });
+    else out.push({ args: [...template.slice(0, at), ...chunk, ...template.slice(at + 1)], at, count: chunk.length });
+  }
+  return out.length > 0 ? out : [{ args: [...template], at: template.length, count: 0 }];
 }
 
 function stripQuotes(item: string): string {

@@ -4,13 +4,22 @@
 
 import type { List, Word, WordPart } from "./ast.ts";
 
-/** Values of `$1`..`$9` while walking a function body or a `sh -c` script called with arguments. */
-export type Positional = readonly string[] | undefined;
+/**
+ * Values of `$1`..`$9` while walking a function body or a `sh -c` script called with arguments;
+ * an argument that is itself an expansion is undefined (its value is unknown).
+ */
+export type Positional = readonly (string | undefined)[] | undefined;
 
+/** The value of `$1`..`$9`, `$#`, `$@`/`$*` (joined) when the positional parameters are known. */
 function positionalValue(p: WordPart & { k: "param" }, positional: Positional): string | undefined {
   if (positional === undefined || p.inner.length > 0) return undefined;
-  if (!/^[1-9]$/.test(p.name) || !(p.raw === `$${p.name}` || p.raw === `\${${p.name}}`)) return undefined;
-  return positional[Number(p.name) - 1] ?? "";
+  const name = p.name;
+  if (name.length !== 1 || !(p.raw.length === 2 || p.raw === `\${${name}}`)) return undefined;
+  const c = name.charCodeAt(0);
+  if (c >= 49 && c <= 57) return c - 49 < positional.length ? positional[c - 49] : "";
+  if (name === "#") return String(positional.length);
+  if (name === "@" || name === "*") return positional.includes(undefined) ? undefined : positional.join(" ");
+  return undefined;
 }
 
 export function partsText(parts: readonly WordPart[], positional?: Positional): string {

@@ -25,6 +25,18 @@ export type ExecutedCommand = {
   dynamic: boolean;
   /** A here-document or here-string body fed to this command (data for `cat`, code for `bash`). */
   stdinScript?: string;
+  /**
+   * Present when standard input comes through a pipe: the indices in `commands` of the commands whose
+   * standard output feeds it, in order (all of them, not only the last: `{ curl x || wget -O- x; } | sh`
+   * gives both). Writers are always listed before the reader. Commands of the element before the `|`
+   * count when their output reaches the pipe: not those inside `$( )`/`<( )`, nor those whose stdout
+   * is redirected away (`> file`, `>&2`). Inherited by everything that reads the same input: commands
+   * in a compound, a function body or `bash -c` code on the right of the pipe, code a `sh` reads from
+   * the pipe (`pipe->sh`), and what xargs/parallel build from it. Absent when the command's input is a
+   * file (`< f`), a here-document or here-string; `[]` when the pipe is fed by nothing listed
+   * (`x=$(y) | sh`). `curl u | sh` gives sh `[0]`; `curl u; cat x | sh` gives sh `[1]`.
+   */
+  stdinFrom?: number[];
 };
 
 export type ParseResult =

@@ -7,22 +7,41 @@ import { nameLength } from "./chars.ts";
 export type Step =
   /** Not a wrapper, or a wrapper given no command: argv from this index is what runs. */
   | { k: "self" }
-  /** Keep unwrapping at argv[next]. */
-  | { k: "wrap"; label: string; next: number; env?: Record<string, string>; cwd?: CwdChange; xargs?: XargsInput }
+  /**
+   * Keep unwrapping at argv[next]. `keep`: the wrapper is also listed itself, with its full argv
+   * (`docker exec`, `kubectl exec`: what it does on its own matters to rules, like find's).
+   */
+  | { k: "wrap"; label: string; next: number; env?: Record<string, string>; cwd?: CwdChange; xargs?: XargsInput; keep?: boolean }
   /**
    * `code` is shell code taken from the words argv[consumed], run with the given positional parameters.
    * `variants`, when present, are the code once per known argument (`parallel cmd {} ::: a b`).
    */
-  | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string>; variants?: string[] }
-  /** A shell that reads its script from standard input. */
-  | { k: "stdin-shell" }
+  | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string>; variants?: string[]; keep?: boolean }
+  /**
+   * A shell that reads its script from standard input. `remote`: the shell is a remote login
+   * shell (`ssh host <<EOF`), listed under that label before the stdin label.
+   */
+  | { k: "stdin-shell"; remote?: string }
+  /**
+   * GNU parallel with no `:::` source: it reads one argument per input item from standard input
+   * (items split on `delimiter`, default newline). `template` is the command words joined
+   * (undefined: each item is itself a command); `replace` is the replacement string.
+   */
+  | { k: "parallel-stdin"; template?: string; consumed: number[]; delimiter: string; replace: string }
   /** argv[index] names a file whose content runs as code (`bash <(...)`, `source <(...)`): code when that content is known. */
   | { k: "script-file"; label: string; index: number }
   /** find: itself runs, and so does each -exec/-execdir/-ok segment argv[start, end). */
   | { k: "find"; segments: { label: string; start: number; end: number; ownDir: boolean }[] };
 
 /** How xargs turns its input into arguments: split on blanks, NULs or a delimiter; replace a string, or append. */
-export type XargsInput = { replace?: string; delimiter?: string; perCommand?: number; fromFile: boolean };
+export type XargsInput = {
+  replace?: string;
+  /** BSD `-J replstr`: the items take the place of the first argument equal to replstr (not per line, unlike -I). */
+  insert?: string;
+  delimiter?: string;
+  perCommand?: number;
+  fromFile: boolean;
+};
 
 /** A wrapper's change of directory: a new directory text (absolute or relative), or unknown. */
 export type CwdChange = { dir: string | undefined };
@@ -169,7 +188,8 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
         long: ["unset", "chdir", "split-string"],
       });
       const env: Record<string, string> = {};
-      const cmd = readAssignments(argv, next, end, env);
+      // `env -` is the old spelling of `env -i`: a lone `-` after the options is not the command.
+      const cmd = readAssignments(argv, argv[next] === "-" ? next + 1 : next, end, env);
       const split = valueOf(opts, "S", "split-string");
       if (split !== undefined) {
         // env -S 'prog args': the string is split into words, so it is read as code.
@@ -211,13 +231,15 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
     }
     case "xargs": {
       const { next, opts } = readOptions(argv, after, end, {
-        arg: "adEILnPs",
+        arg: "adEIJLnPRsS",
         attached: "eil",
         long: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var", "max-lines"],
       });
       const input: XargsInput = { fromFile: has(opts, "a", "arg-file") };
       const replace = valueOf(opts, "I", "i", "replace");
       if (replace !== undefined) input.replace = replace === "" ? "{}" : replace;
+      const insert = valueOf(opts, "J");
+      if (insert !== undefined && insert !== "") input.insert = insert;
       if (has(opts, "0", "null")) input.delimiter = "\0";
       const delimiter = valueOf(opts, "d", "delimiter");
       if (delimiter !== undefined) input.delimiter = delimiter === "\\n" ? "\n" : delimiter === "\\t" ? "\t" : delimiter;
@@ -225,29 +247,8 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       if (per > 0) input.perCommand = per;
       return next < end ? { k: "wrap", label: "xargs", next, xargs: input } : { k: "self" };
     }
-    case "parallel": {
-      const { next } = readOptions(argv, after, end, {
-        arg: "aCdEIjJLnNPSs",
-        long: [
-          "arg-file", "colsep", "delimiter", "jobs", "max-args", "max-replace-args", "sshlogin", "sshloginfile",
-          "workdir", "wd", "tmpdir", "results", "res", "joblog", "timeout", "retries", "delay", "halt", "memfree",
-          "load", "basefile", "env", "tagstring", "sshdelay", "limit", "shebang-wrap",
-        ],
-      });
-      let stop = next;
-      while (stop < end && !/^:::[:+]*$|^::::\+?$/.test(argv[stop] as string)) stop++;
-      if (stop === next) return { k: "self" };
-      const step = joined(argv, "parallel", next, stop);
-      if (step.k !== "code" || argv[stop] !== ":::") return step;
-      // parallel CMD ::: a b: one command per argument, put in place of {} (or appended).
-      let k = stop + 1;
-      const variants: string[] = [];
-      while (k < end && variants.length < MAX_VARIANTS && !(argv[k] as string).startsWith(":::")) {
-        variants.push(withArgument(step.code, argv[k] as string));
-        k++;
-      }
-      return variants.length > 0 ? { ...step, variants } : step;
-    }
+    case "parallel":
+      return parallel(argv, after, end);
     case "watch": {
       const { next, opts } = readOptions(argv, after, end, { arg: "nq", long: ["interval"] });
       if (next >= end) return { k: "self" };
@@ -255,10 +256,21 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       return joined(argv, "watch", next, end);
     }
     case "ssh": {
-      const { next } = readOptions(argv, after, end, { arg: "BbcDEeFIiJLlmOoPpQRSWw" });
-      if (next + 1 >= end) return { k: "self" }; // no remote command: a login
+      const { next, opts } = readOptions(argv, after, end, { arg: "BbcDEeFIiJLlmOoPpQRSWw" });
+      // -n: standard input is /dev/null; -N: no remote command; -s: a subsystem, not a command.
+      if (next >= end || has(opts, "n", "N", "s")) return { k: "self" };
+      // No remote command: a login shell, which runs what standard input gives it (`ssh host <<EOF`).
+      if (next + 1 >= end) return { k: "stdin-shell", remote: "ssh" };
       return joined(argv, "ssh", next + 1, end);
     }
+    case "docker":
+    case "podman":
+    case "nerdctl":
+    case "docker-compose":
+      return containerExec(argv, after, end, name);
+    case "kubectl":
+    case "oc":
+      return kubectlExec(argv, after, end, name);
     case "trap": {
       // trap 'code' SIGNAL...: the code runs when the signal (or EXIT) arrives.
       const code = argv[after];
@@ -330,11 +342,158 @@ function joined(argv: readonly string[], label: string, from: number, to: number
 /** How many commands to list for one xargs/parallel with known input: enough to show each kind of argument. */
 export const MAX_VARIANTS = 16;
 
-/** A command template with `{}` (or `{1}`) replaced by the argument, shell-quoted; appended when it has no `{}`. */
-function withArgument(template: string, arg: string): string {
-  const quoted = /^[A-Za-z0-9_/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.split("'").join("'\\''")}'`;
-  if (template.includes("{}") || template.includes("{1}")) return template.split("{}").join(quoted).split("{1}").join(quoted);
-  return `${template} ${quoted}`;
+/** Shell-quotes an argument that needs it, as GNU parallel does with the values it puts in a command. */
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(arg) ? arg : `'${arg.split("'").join("'\\''")}'`;
+}
+
+/** GNU parallel's replacement strings: {} {.} {/} {//} {/.} and {N} {N.} ... for the N-th input source. */
+const PARALLEL_REPL = /\{(\d*)(\.|\/\/|\/\.|\/)?\}/g;
+
+function replacementValue(args: readonly string[], n: string, mod: string | undefined): string {
+  let v = n === "" ? args.join(" ") : (args[Number(n) - 1] ?? "");
+  if (mod === "/" || mod === "/.") v = v.slice(v.lastIndexOf("/") + 1);
+  if (mod === "//") v = v.lastIndexOf("/") === -1 ? "." : v.slice(0, v.lastIndexOf("/")) || "/";
+  if (mod === "." || mod === "/.") {
+    const dot = v.lastIndexOf(".");
+    if (dot > v.lastIndexOf("/") + 1) v = v.slice(0, dot);
+  }
+  return shellQuote(v);
+}
+
+/**
+ * One job's command: the template with its replacement strings filled (shell-quoted), or with the
+ * arguments appended when it has none; without a template the arguments are the command.
+ */
+export function parallelJob(template: string | undefined, args: readonly string[], replace: string): string {
+  if (template === undefined) return args.join(" ");
+  let used = false;
+  let out = template;
+  if (replace !== "{}") {
+    if (out.includes(replace)) {
+      used = true;
+      out = out.split(replace).join(shellQuote(args.join(" ")));
+    }
+  } else {
+    out = out.replace(PARALLEL_REPL, (_, n: string, mod: string | undefined) => {
+      used = true;
+      return replacementValue(args, n, mod);
+    });
+  }
+  if (used) return out;
+  let appended = out;
+  for (const a of args) appended += ` ${shellQuote(a)}`;
+  return appended;
+}
+
+/**
+ * GNU parallel: `parallel [opts] [command] ::: a b ::: c d` runs the command once per combination
+ * of the input sources' arguments (`:::+` pairs with the source before it); with no command, the
+ * arguments are commands themselves. `::::` and `-a` read files: their arguments are unknown.
+ */
+function parallel(argv: readonly string[], after: number, end: number): Step {
+  const { next, opts } = readOptions(argv, after, end, {
+    arg: "aCdEIjJLnNPSs",
+    long: [
+      "arg-file", "colsep", "delimiter", "jobs", "max-args", "max-replace-args", "sshlogin", "sshloginfile",
+      "workdir", "wd", "tmpdir", "results", "res", "joblog", "timeout", "retries", "delay", "halt", "memfree",
+      "load", "basefile", "env", "tagstring", "sshdelay", "limit", "shebang-wrap", "replace",
+    ],
+  });
+  let stop = next;
+  while (stop < end && !isSourceSeparator(argv[stop] as string)) stop++;
+  const template = stop > next ? argv.slice(next, stop).join(" ") : undefined;
+  const replace = valueOf(opts, "I", "replace") || "{}";
+  if (stop >= end) {
+    // No ::: source: arguments come from standard input, or from a file (-a), or are piped whole (--pipe).
+    if (has(opts, "a", "arg-file", "pipe", "pipepart")) return template === undefined ? { k: "self" } : joined(argv, "parallel", next, stop);
+    const d = valueOf(opts, "d", "delimiter");
+    const delimiter = has(opts, "0", "null") ? "\0" : d === undefined || d === "\\n" ? "\n" : d === "\\t" ? "\t" : d;
+    return { k: "parallel-stdin", ...(template === undefined ? {} : { template }), consumed: range(next, stop), delimiter, replace };
+  }
+  const combos = parallelCombinations(argv, stop, end, has(opts, "link", "xapply"));
+  if (combos === undefined) return template === undefined ? { k: "self" } : joined(argv, "parallel", next, stop);
+  if (combos.length === 0) return template === undefined ? { k: "self" } : joined(argv, "parallel", next, stop);
+  const variants: string[] = [];
+  for (const args of combos) variants.push(parallelJob(template, args, replace));
+  // Without a template the arguments are whole commands: parallel is listed too, with them (`parallel ::: 'rm -rf x'`).
+  return { k: "code", label: "parallel", code: variants[0] as string, consumed: range(next, end), variants, keep: template === undefined };
+}
+
+function isSourceSeparator(a: string): boolean {
+  return a === ":::" || a === ":::+" || a === "::::" || a === "::::+";
+}
+
+/**
+ * The argument lists of the jobs, first source outermost; undefined when a source is a file
+ * (`::::`) or there are more than MAX_VARIANTS jobs (then the rule engine sees the template alone,
+ * with arguments it knows are unknown, rather than a list missing some of them).
+ */
+function parallelCombinations(argv: readonly string[], from: number, end: number, linkAll: boolean): string[][] | undefined {
+  const blocks: string[][][] = [];
+  let k = from;
+  while (k < end) {
+    const sep = argv[k] as string;
+    if (sep.startsWith("::::")) return undefined;
+    const args: string[] = [];
+    k++;
+    while (k < end && !isSourceSeparator(argv[k] as string)) args.push(argv[k++] as string);
+    const last = blocks[blocks.length - 1];
+    if ((sep === ":::+" || linkAll) && last !== undefined) {
+      // Linked sources go together, pair by pair (extra arguments are dropped).
+      const rows: string[][] = [];
+      for (let r = 0; r < Math.min(last.length, args.length); r++) rows.push([...(last[r] as string[]), args[r] as string]);
+      blocks[blocks.length - 1] = rows;
+    } else {
+      const rows: string[][] = [];
+      for (const a of args) rows.push([a]);
+      blocks.push(rows);
+    }
+  }
+  let combos: string[][] = [[]];
+  for (const rows of blocks) {
+    if (combos.length * rows.length > MAX_VARIANTS) return undefined;
+    const nextCombos: string[][] = [];
+    for (const c of combos) for (const r of rows) nextCombos.push([...c, ...r]);
+    combos = nextCombos;
+  }
+  return blocks.length === 0 ? [] : combos;
+}
+
+/** `docker exec [opts] CONTAINER cmd...` (and `docker container exec`, `docker compose exec SERVICE cmd`): cmd runs in the container. */
+function containerExec(argv: readonly string[], after: number, end: number, name: string): Step {
+  const legacy = name === "docker-compose";
+  let k = legacy ? after - 1 : readOptions(argv, after, end, { arg: "Hcl", long: ["host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"] }).next;
+  let label = `${name} exec`;
+  if (argv[k] === "container" && argv[k + 1] === "exec") k += 2;
+  else if (legacy || argv[k] === "compose") {
+    const compose = readOptions(argv, k + 1, end, { arg: "fp", long: ["file", "project-name", "profile", "env-file", "project-directory", "ansi", "parallel", "progress"] });
+    if (argv[compose.next] !== "exec") return { k: "self" };
+    k = compose.next + 1;
+    label = legacy ? "docker-compose exec" : `${name} compose exec`;
+  } else if (argv[k] === "exec") k++;
+  else return { k: "self" };
+  const { next, opts } = readOptions(argv, k, end, { arg: "euw", long: ["env", "env-file", "user", "workdir", "detach-keys", "index"] });
+  const cmd = next + 1; // after the container (or service)
+  if (cmd >= end) return { k: "self" };
+  const env: Record<string, string> = {};
+  for (const o of opts) {
+    if ((o.name === "e" || o.name === "env") && o.value !== undefined) readAssignments([o.value], 0, 1, env);
+  }
+  return { k: "wrap", label, next: cmd, env, cwd: { dir: valueOf(opts, "w", "workdir") }, keep: true };
+}
+
+/** `kubectl exec [opts] POD [-c C] -- cmd...` (and the old form without `--`): cmd runs in the pod. */
+function kubectlExec(argv: readonly string[], after: number, end: number, name: string): Step {
+  const spec: OptSpec = { arg: "ncfs", long: ["namespace", "container", "context", "kubeconfig", "cluster", "user", "server", "filename", "pod-running-timeout", "request-timeout"] };
+  const global = readOptions(argv, after, end, spec);
+  if (argv[global.next] !== "exec") return { k: "self" };
+  for (let j = global.next + 1; j < end; j++) {
+    if (argv[j] === "--") return j + 1 < end ? { k: "wrap", label: `${name} exec`, next: j + 1, cwd: { dir: undefined }, keep: true } : { k: "self" };
+  }
+  // Old form: kubectl exec POD cmd... (options may come before the pod).
+  const { next } = readOptions(argv, global.next + 1, end, spec);
+  return next + 1 < end ? { k: "wrap", label: `${name} exec`, next: next + 1, cwd: { dir: undefined }, keep: true } : { k: "self" };
 }
 
 function range(from: number, to: number): number[] {

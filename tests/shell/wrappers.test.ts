@@ -49,7 +49,59 @@ describe("wrappers", () => {
     ["parallel -j4 'rm -rf {}' ::: a 'b c'", ["parallel: rm -rf a", "parallel: rm -rf b c"]],
     ["parallel rm -rf {} ::: build /", ["parallel: rm -rf build", "parallel: rm -rf /"]],
     ["parallel bash -c 'rm -rf {}' ::: /", ["parallel > bash -c: rm"]],
-    ["parallel ::: 'rm -rf /'", ["parallel ::: rm -rf /"]],
+    ["parallel ::: 'rm -rf /'", ["parallel ::: rm -rf /", "parallel: rm -rf /"]],
+    ["parallel ::: 'rm -rf x' ls", ["parallel ::: rm -rf x ls", "parallel: rm -rf x", "parallel: ls"]],
+    ["parallel -j2 ::: 'cd /srv && rm -rf data'", ["parallel -j2 ::: cd /srv && rm -rf data", "parallel: cd /srv", "parallel: rm -rf data"]],
+    ["parallel", ["parallel"]],
+    ["parallel :::", ["parallel :::"]],
+    ["parallel echo {1} {2} ::: a b ::: x y", ["parallel: echo a x", "parallel: echo a y", "parallel: echo b x", "parallel: echo b y"]],
+    ["parallel cp {1} {2} ::: a b :::+ x y", ["parallel: cp a x", "parallel: cp b y"]],
+    ["parallel --link cp {1} {2} ::: a b ::: x y", ["parallel: cp a x", "parallel: cp b y"]],
+    ["parallel ::: echo ls ::: /tmp", ["parallel ::: echo ls ::: /tmp", "parallel: echo /tmp", "parallel: ls /tmp"]],
+    ["parallel gzip {.} {/} {//} {/.} ::: /a/b.txt", ["parallel: gzip /a/b b.txt /a b"]],
+    ["parallel -I XX rm XX/sub ::: /srv", ["parallel: rm /srv/sub"]],
+    ["parallel rm ::: 'a b'", ["parallel: rm a b"]],
+    ["parallel rm :::: list.txt", ["parallel: rm"]],
+    ["parallel -a list.txt rm", ["parallel: rm"]],
+    ["parallel :::: list.txt", ["parallel :::: list.txt"]],
+    ["echo / | parallel rm -rf", ["echo /", "parallel: rm -rf /"]],
+    ["printf 'a\\nb\\n' | parallel rm {}", ["printf a\\nb\\n", "parallel: rm a", "parallel: rm b"]],
+    ["echo 'rm -rf /' | parallel", ["echo rm -rf /", "parallel: rm -rf /"]],
+    ["parallel <<EOF\nrm -rf /\nls\nEOF", ["parallel: rm -rf /", "parallel: ls"]],
+    ["curl -s x | parallel", ["curl -s x", "parallel"]],
+    ["echo x | parallel --pipe wc -l", ["echo x", "parallel: wc -l"]],
+    ["xargs -J % cp % /backup", ["xargs: cp % /backup"]],
+    ["echo a b | xargs -J % cp % /backup", ["echo a b", "xargs: cp a b /backup"]],
+    ["echo a b | xargs -n1 -J % mv % /srv", ["echo a b", "xargs: mv a /srv", "xargs: mv b /srv"]],
+    ["echo / | xargs -J % -R 2 rm -rf %", ["echo /", "xargs: rm -rf /"]],
+    ["xargs -o -p -r -t -x -J {} rm {}", ["xargs: rm {}"]],
+    ["env - rm x", ["env: rm x"]],
+    ["env - PATH=/bin rm x", ["env: rm x"]],
+    ["env -i - FOO=1 bash -c 'rm x'", ["env > bash -c: rm x"]],
+    ["env -", ["env -"]],
+    ["ssh host <<'EOF'\nrm -rf /srv\nEOF", ["ssh host", "ssh > heredoc->sh: rm -rf /srv"]],
+    ["ssh -T -p 22 user@host <<EOF\ncd /srv && rm -rf data\nEOF", ["ssh -T -p 22 user@host", "ssh > heredoc->sh: cd /srv", "ssh > heredoc->sh: rm -rf data"]],
+    ["ssh host sh <<'EOF'\nrm -rf /srv\nEOF", ["ssh > heredoc->sh: rm -rf /srv"]],
+    ["ssh host <<< 'rm -rf /srv'", ["ssh host", "ssh > heredoc->sh: rm -rf /srv"]],
+    ["echo 'rm -rf /srv' | ssh host", ["echo rm -rf /srv", "ssh host", "ssh > pipe->sh: rm -rf /srv"]],
+    ["echo 'rm -rf /srv' | ssh host sh", ["echo rm -rf /srv", "ssh > pipe->sh: rm -rf /srv"]],
+    ["cat deploy.sh | ssh host", ["cat deploy.sh", "ssh host"]],
+    ["ssh -n host <<EOF\nrm x\nEOF", ["ssh -n host"]],
+    ["ssh -N -L 8080:localhost:80 host", ["ssh -N -L 8080:localhost:80 host"]],
+    ["docker exec -it web sh -c 'rm -rf /app'", ["docker exec -it web sh -c rm -rf /app", "docker exec > sh -c: rm -rf /app"]],
+    ["docker exec -u root -e A=1 -w /app web rm -rf data", ["docker exec -u root -e A=1 -w /app web rm -rf data", "docker exec: rm -rf data"]],
+    ["docker container exec web rm x", ["docker container exec web rm x", "docker exec: rm x"]],
+    ["docker compose -f dc.yml exec -T db psql -c 'drop table x'", ["docker compose -f dc.yml exec -T db psql -c drop table x", "docker compose exec: psql -c drop table x"]],
+    ["docker-compose exec db bash -c 'rm -rf /data'", ["docker-compose exec db bash -c rm -rf /data", "docker-compose exec > bash -c: rm -rf /data"]],
+    ["podman exec c rm x", ["podman exec c rm x", "podman exec: rm x"]],
+    ["docker exec web", ["docker exec web"]],
+    ["docker ps -a", ["docker ps -a"]],
+    ["docker run --rm alpine rm -rf /x", ["docker run --rm alpine rm -rf /x"]],
+    ["kubectl exec -it pod-1 -c app -n prod -- sh -c 'rm -rf /data'", ["kubectl exec -it pod-1 -c app -n prod -- sh -c rm -rf /data", "kubectl exec > sh -c: rm -rf /data"]],
+    ["kubectl -n prod exec pod-1 -- rm -rf /data", ["kubectl -n prod exec pod-1 -- rm -rf /data", "kubectl exec: rm -rf /data"]],
+    ["kubectl exec pod-1 rm x", ["kubectl exec pod-1 rm x", "kubectl exec: rm x"]],
+    ["kubectl exec pod-1 --", ["kubectl exec pod-1 --"]],
+    ["kubectl get pods", ["kubectl get pods"]],
     ["find . -name '*.o' | parallel rm", ["find . -name *.o", "parallel: rm"]],
     ["echo / | xargs rm -rf", ["echo /", "xargs: rm -rf /"]],
     ["echo / | xargs -P2 rm -rf", ["echo /", "xargs: rm -rf /"]],
@@ -166,6 +218,27 @@ describe("wrappers", () => {
 
   test("a sh -c script's arguments fill $1...", () => {
     expect(summary("sh -c 'rm -rf \"$1\"' sh /srv")).toEqual(["sh -c: rm -rf /srv"]);
+    expect(summary("sh -c 'rm -rf \"$@\"' sh a 'b c'")).toEqual(["sh -c: rm -rf a b c"]);
+    expect(commands("sh -c 'rm -rf \"$@\"' sh a 'b c'")[0]?.argv).toEqual(["rm", "-rf", "a", "b c"]);
+    // An argument that is an expansion stays unknown.
+    const [d] = commands("sh -c '\"$1\" x' sh $CMD");
+    expect([d?.argv[0], d?.dynamic]).toEqual(["$1", true]);
+  });
+
+  test("ssh's own listing keeps the here-document; a container's commands have the container's directory", () => {
+    const cs = commands("ssh prod <<'EOF'\nrm -rf /var/log\nEOF", { cwd: "/repo" });
+    expect(cs.map((c) => [c.argv[0], c.stdinScript])).toEqual([["ssh", "rm -rf /var/log\n"], ["rm", undefined]]);
+    const d = commands("docker exec -w /app -e A=1 web rm -rf data", { cwd: "/repo" });
+    expect(d.map((c) => [c.argv[0], c.cwd, c.env])).toEqual([["docker", "/repo", {}], ["rm", "/app", { A: "1" }]]);
+    expect(commands("kubectl exec p -- rm x", { cwd: "/repo" })[1]?.cwd).toBeUndefined();
+  });
+
+  test("xargs/parallel with more known input than is listed report the template, arguments unknown", () => {
+    const many = Array.from({ length: 20 }, (_, k) => `d${k}`).join(" ");
+    expect(summary(`parallel rm -rf ::: ${many} /`)).toEqual(["parallel: rm -rf"]);
+    expect(summary(`echo ${many} / | xargs -n1 rm -rf`)).toEqual([`echo ${many} /`, "xargs: rm -rf"]);
+    expect(summary(`echo ${many} / | xargs rm -rf`)).toEqual([`echo ${many} /`, `xargs: rm -rf ${many} /`]);
+    expect(summary("parallel echo {1}{2} ::: a b c d e ::: 1 2 3 4 5")).toEqual(["parallel: echo {1}{2}"]);
   });
 
   test("code that does not parse makes the line an error", () => {

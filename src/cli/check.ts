@@ -9,11 +9,10 @@
  * (as the hooks' judgments are); a --stdin batch is not, unless --log.
  */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { VERDICTS, type Verdict } from "../judge/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
-import { repositoryRoot } from "../policy/layers.ts";
+import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 /** The exit status of each verdict: distinct, and 0 only for allow. */
@@ -51,28 +50,19 @@ export async function main(argv: string[]): Promise<number> {
   const dash = argv.indexOf("--");
   const options = dash === -1 ? argv : argv.slice(0, dash);
   const command = dash === -1 ? undefined : argv.slice(dash + 1);
-  let flags: Flags;
-  let positionals: string[];
-  try {
-    const parsed = parseArgs({
-      args: options,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        "rules-only": { type: "boolean" },
-        stdin: { type: "boolean" },
-        cwd: { type: "string" },
-        policy: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        log: { type: "boolean" },
-        "no-log": { type: "boolean" },
-      },
-    });
-    flags = parsed.values as Flags;
-    positionals = parsed.positionals;
-  } catch (error) {
-    return usageError((error as Error).message, HELP);
-  }
+  const parsed = parseOptions(options, {
+    json: { type: "boolean" },
+    "rules-only": { type: "boolean" },
+    stdin: { type: "boolean" },
+    cwd: { type: "string" },
+    policy: { type: "string" },
+    help: { type: "boolean", short: "h" },
+    log: { type: "boolean" },
+    "no-log": { type: "boolean" },
+  });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
+  const flags = parsed.values as Flags;
+  const positionals = parsed.positionals;
   if (flags.help) {
     console.log(HELP);
     return 0;
@@ -99,33 +89,35 @@ export async function main(argv: string[]): Promise<number> {
     return CHECK_EXIT[judged.verdict];
   }
 
+  // The whole input is read before the first line is judged, so output is written in chunks, not a write a line.
   let strictest: Verdict = "allow";
+  let out: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (out.length > 0) console.log(out.join("\n"));
+    out = [];
+    size = 0;
+  };
   for (const item of readItems(await Bun.stdin.text(), cwd)) {
     if ("error" in item) {
+      flush();
       console.error(`verdict: line ${item.at}: ${item.error}`);
       return USAGE_EXIT;
     }
     const judged = await judgeOne(item.command, item.cwd, loaded, rulesOnly, performance.now(), flags.log === true);
-    write(judged, item.command, item.cwd, flags.json === true, true);
+    const text = render(judged, item.command, item.cwd, flags.json === true, true);
+    out.push(text);
+    size += text.length;
+    if (size > 1 << 16) flush();
     if (VERDICTS.indexOf(judged.verdict) > VERDICTS.indexOf(strictest)) strictest = judged.verdict;
   }
+  flush();
   return CHECK_EXIT[strictest];
 }
 
-/** The project of a working directory: its git repository, or the directory itself outside one. */
-const projects = new Map<string, string>();
-function projectOf(cwd: string): string {
-  let root = projects.get(cwd);
-  if (root === undefined) {
-    root = repositoryRoot(cwd) ?? cwd;
-    projects.set(cwd, root);
-  }
-  return root;
-}
-
 async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rulesOnly: boolean, startedAt: number, log: boolean): Promise<CommandJudgment> {
-  // Each --stdin line may have its own cwd, so its project is found from there, not from where the policy was loaded.
-  return judgeCommand({ command, cwd, projectRoot: projectOf(cwd), rulesOnly, startedAt, host: "cli", event: "check", log }, loaded);
+  // Each --stdin line may have its own cwd: judgeCommand finds its project from there, not from where the policy was loaded.
+  return judgeCommand({ command, cwd, rulesOnly, startedAt, host: "cli", event: "check", log }, loaded);
 }
 
 type Item = { command: string; cwd: string } | { error: string; at: number };
@@ -168,15 +160,16 @@ function shown(command: string): string {
   return command.includes("\n") || first.length > 200 ? `${clipped} (${command.length} characters)` : clipped;
 }
 
-function write(judged: CommandJudgment, command: string, cwd: string, json: boolean, batch = false): void {
-  if (json) {
-    console.log(JSON.stringify(toJson(judged, command, cwd)));
-    return;
-  }
+function write(judged: CommandJudgment, command: string, cwd: string, json: boolean): void {
+  console.log(render(judged, command, cwd, json));
+}
+
+function render(judged: CommandJudgment, command: string, cwd: string, json: boolean, batch = false): string {
+  if (json) return JSON.stringify(toJson(judged, command, cwd));
   const lines = [`${judged.verdict}: ${judged.line}`];
   if (batch) lines.unshift(`$ ${shown(command)}`);
   if (judged.rule) lines.push(`  rule ${judged.rule.id}, on: ${shown(judged.rule.command.argv.join(" "))}`);
-  console.log(lines.join("\n"));
+  return lines.join("\n");
 }
 
 /** The JSON form of a judgment: what a script needs to act on it and to see why. */

@@ -1,0 +1,20 @@
+import { expect, test } from "bun:test";
+import { parseOptions } from "../../src/cli/args.ts";
+
+const spec = { json: { type: "boolean" as const }, cwd: { type: "string" as const }, help: { type: "boolean" as const, short: "h" } };
+
+test("booleans, values in both spellings, short aliases and positionals", () => {
+  expect(parseOptions(["--json", "--cwd", "/x", "a", "-h", "b"], spec)).toEqual({ values: { json: true, cwd: "/x", help: true }, positionals: ["a", "b"] });
+  expect(parseOptions(["--cwd=/y"], spec)).toEqual({ values: { cwd: "/y" }, positionals: [] });
+});
+
+test("-- ends the options", () => {
+  expect(parseOptions(["--json", "--", "--cwd", "-h"], spec)).toEqual({ values: { json: true }, positionals: ["--cwd", "-h"] });
+});
+
+test("unknown options, a value missing, or a value on a boolean are errors", () => {
+  expect(parseOptions(["--bogus"], spec)).toEqual({ error: 'unknown option "--bogus"' });
+  expect(parseOptions(["-x"], spec)).toEqual({ error: 'unknown option "-x"' });
+  expect(parseOptions(["--cwd"], spec)).toEqual({ error: "option --cwd needs a value" });
+  expect(parseOptions(["--json=1"], spec)).toEqual({ error: "option --json takes no value" });
+});

@@ -14,15 +14,17 @@ import { askOpenAI } from "../answerers/openai.ts";
 import { answerTurnByRules, type TranscriptFacts, type TurnRuleHit } from "../answerers/turn-rules.ts";
 import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
+import { repositoryRoot } from "../policy/layers.ts";
 import type { Policy } from "../policy/schema.ts";
 import { durationMs } from "../policy/units.ts";
+import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
 import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "./answers.ts";
 import { cacheDir, cacheKey, cwdKind, readCached, writeCached, type CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
 import { redact } from "./redact.ts";
-import { commandVerdict, turnEndVerdict } from "./verdict.ts";
+import { commandVerdict, neededMb, turnEndVerdict } from "./verdict.ts";
 
 export type AnswererName = "rules" | "jev" | "openai";
 export type Env = Record<string, string | undefined>;
@@ -207,25 +209,43 @@ function loggedAnswers(answers: CommandAnswers | EndingAnswers | undefined): Rec
 }
 
 /** The rule engine's verdict on a command that no rule decides outright. */
-function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, availableMb: number | undefined): Verdicted {
+function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, memory: (answers: CommandAnswers) => number | undefined): Verdicted {
   if (!rules.answers) {
-    const names = [...new Set(rules.unknown.map((command) => command.name))].join(", ");
-    return { verdict: "pass", line: `rules: no rule knows ${names || "this command"}; left to the usual permission check` };
+    // Why each unknown command is unknown: no rule knows it, or its path is not trusted to be what its name says (/tmp/git).
+    const whys = [...new Set(rules.unknownWhy)].join("; ");
+    return { verdict: "pass", line: `rules: ${whys || "no rule knows this command"}; left to the usual permission check` };
   }
-  return commandVerdict(policy, rules.answers, availableMb, "rules");
+  return commandVerdict(policy, rules.answers, memory(rules.answers), "rules");
+}
+
+/** Repository roots by working directory, for the judgments of one process (a --stdin batch, policy test). */
+const roots = new Map<string, string | undefined>();
+
+/** The project a command runs in: the caller's, else the repository of its own working directory. */
+function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {
+  if (input.projectRoot !== undefined) return input.projectRoot;
+  // The policy was loaded from this directory, so its repository is known already (the hook's case).
+  if (loaded.cwd !== undefined && resolve(loaded.cwd) === resolve(input.cwd)) return loaded.repositoryRoot;
+  if (!roots.has(input.cwd)) roots.set(input.cwd, repositoryRoot(input.cwd));
+  return roots.get(input.cwd);
 }
 
 export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): Promise<CommandJudgment> {
   const { policy, digest } = loaded;
   const env = input.env ?? process.env;
   const startedAt = input.startedAt ?? performance.now();
-  const projectRoot = input.projectRoot ?? loaded.repositoryRoot;
-  const availableMb = availableMemoryMb();
+  const projectRoot = projectRootOf(input, loaded);
+  // Memory is read only when it can change the verdict (answers whose load needs some) or is logged:
+  // reading it costs more than judging a simple line.
+  let measured: number | undefined | null = null;
+  const availableMb = () => (measured === null ? (measured = availableMemoryMb()) : measured);
+  const memory = (answers: CommandAnswers) => (neededMb(policy, answers.load.score) > 0 ? availableMb() : undefined);
   const rules = answerCommandByRules(input.command, { cwd: input.cwd, projectRoot }, policy);
   const redacted = redact(input.command);
 
   const finish = (judgment: CommandJudgment, status?: number): CommandJudgment => {
     if (input.log !== false) {
+      const mb = availableMb();
       const record: DecisionRecord = {
         time: new Date().toISOString(),
         host: input.host,
@@ -245,7 +265,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
         model: modelFacts(judgment.model, status),
         latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
         policy_digest: digest,
-        available_mb: availableMb === undefined ? undefined : Math.round(availableMb),
+        available_mb: mb === undefined ? undefined : Math.round(mb),
       };
       logDecision(record, policy, env);
     }
@@ -277,7 +297,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
     });
   }
 
-  const byRules = rulesCommandVerdict(policy, rules, availableMb);
+  const byRules = rulesCommandVerdict(policy, rules, memory);
   const rulesJudgment: CommandJudgment = { ...byRules, answerer: "rules", answers: rules.answers, rule: rules.rule, executed: rules.executed, policyDigest: digest };
   const selection = selectAnswerer(policy, env, input.rulesOnly);
   if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
@@ -292,7 +312,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
     return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
   }
   const answers = asked.reply.answers as unknown as CommandAnswers;
-  const verdicted = commandVerdict(policy, answers, availableMb, provider);
+  const verdicted = commandVerdict(policy, answers, memory(answers), provider);
   const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
   return finish({ ...verdicted, line, answerer: provider, answers, rule: rules.rule, executed: rules.executed, model: use, rulesVerdict: byRules.verdict, policyDigest: digest });
 }

@@ -12,7 +12,7 @@ import { PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
 import { positionOf, yamlSyntaxError } from "./positions.ts";
-import { policyDigest } from "./digest.ts";
+import { layeredDigest } from "./digest.ts";
 import type { Policy } from "./schema.ts";
 import { checkSemantics } from "./semantics.ts";
 import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
@@ -51,7 +51,9 @@ export type LoadedPolicy = {
   warnings: string[];
   /** Which layer and file set each value, when asked for. */
   origins?: Map<string, Origin>;
+  /** The repository root found from `cwd`, the directory the layers were looked up from. */
   repositoryRoot?: string;
+  cwd?: string;
 };
 
 export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error: PolicyError };
@@ -111,8 +113,8 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;
-  const digest = layers.length === 1 ? DEFAULT_DIGEST : policyDigest(policy);
-  return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd) } };
+  const digest = layers.length === 1 ? DEFAULT_DIGEST : layeredDigest(DEFAULT_DIGEST, layers.slice(1));
+  return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd), cwd: options.cwd } };
 }
 
 function untrustedPart(part: LayerFile, own: string, effective: Record<string, unknown>, warnings: string[]): Record<string, unknown> {

@@ -44,7 +44,7 @@ export type LayerSource = {
 
 export type LoadedPolicy = {
   policy: Policy;
-  /** SHA-256 of the effective policy's JSON, shortened: what a judgment was made under. */
+  /** What a judgment was made under: the default's digest, or one over it and each layer's content and trust (digest.ts). */
   digest: string;
   layers: LayerSource[];
   /** Parts of untrusted layers that were ignored, as sentences. */

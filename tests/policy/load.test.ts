@@ -230,3 +230,24 @@ describe("untrusted durations and host mappings", () => {
     expect(result.loaded.warnings.join("\n")).toContain("task.run_within");
   });
 });
+
+describe("the policy digest", () => {
+  test("changes with a layer's content and its trust, and not otherwise", () => {
+    const w = workspace("judge:\n  thresholds:\n    ask_at_undo: 1.4\n");
+    const digest = () => {
+      const result = loadPolicy({ cwd: w.repo, env: w.env });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.loaded.digest;
+    };
+    const untrusted = digest();
+    expect(digest()).toBe(untrusted);
+    const file = join(w.repo, ".verdict", "policy.yaml");
+    trust(w.env, file, chainDigest(["judge:\n  thresholds:\n    ask_at_undo: 1.4\n"]));
+    const trusted = digest();
+    expect(trusted).not.toBe(untrusted);
+    writeFileSync(file, "judge:\n  thresholds:\n    ask_at_undo: 1.3\n");
+    expect(digest()).not.toBe(trusted);
+    const alone = loadPolicy({ cwd: w.root, env: w.env });
+    expect(alone.ok && alone.loaded.digest).toMatch(/^[0-9a-f]{16}$/);
+  });
+});

@@ -1,20 +1,25 @@
 /**
  * verdict policy: check, show, schema, test, trust.
  *
- *   verdict policy check [FILE]                  load and validate (FILE alone on the default, or the effective layers)
+ *   verdict policy check [FILE]                  load and validate (FILE alone on the default, or the effective layers),
+ *                                                compile every rule and try each rule's own examples
  *   verdict policy show [--effective] [--json]   the layers, or the effective policy with the layer that set each value
  *   verdict policy schema                        the JSON Schema of a policy file, for editors
- *   verdict policy test [--model]                check the policy's examples (rule engine unless --model)
+ *   verdict policy test [--model]                check each rule's examples, then the policy's (rule engine unless --model)
  *   verdict policy trust [FILE] [--revoke]       trust a repository policy by its content digest
  *
  * Exit status: 0 fine, 1 an example does not hold, 2 a usage or policy error.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import schemaText from "../../policy/schema.json" with { type: "text" };
+import { checkRuleExamples, ruleProblems } from "../answerers/rules.ts";
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { DEFAULT_FILE, DEFAULT_POLICY_TEXT } from "../policy/load.ts";
+import { originOf } from "../policy/merge.ts";
+import { positionOf } from "../policy/positions.ts";
 import { readLayerChain, repoPolicyPath } from "../policy/layers.ts";
 import { chainDigest, trust, readTrustStore, trustStorePath } from "../policy/trust.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
@@ -29,7 +34,10 @@ const HELP = `Usage:
 Layers, weakest first: the embedded default; $XDG_CONFIG_HOME/verdict/policy.yaml;
 .verdict/policy.yaml from the working directory up to the repository root; --policy FILE or VERDICT_POLICY.
 A repository policy is not trusted until 'verdict policy trust': until then it may only make verdicts stricter.
-Exit status: 0 fine, 1 an example does not hold, 2 a usage or policy error.`;
+check also compiles every rule and tries its own match/not_match examples; test
+tries the rules' examples, then the policy's examples.
+Exit status: 0 fine, 1 an example does not hold (test), 2 a usage or policy error
+(check: also a rule that cannot be used or whose examples do not hold).`;
 
 type Flags = { json?: boolean; effective?: boolean; model?: boolean; revoke?: boolean; policy?: string; cwd?: string; help?: boolean };
 
@@ -86,9 +94,59 @@ function load(file: string | undefined, cwd: string, alone = false): LoadedPolic
   return result.loaded;
 }
 
+/** A problem with one rule of the effective policy, found by the rule engine's own checks. */
+type RuleProblem = { index: number; id: string; message: string };
+
+/** Where the effective policy's rule `index` was written: "file:line:column", or the file alone. */
+function ruleWhere(loaded: LoadedPolicy, index: number, id: string): string | undefined {
+  const origin = loaded.origins && originOf(loaded.origins, ["rules", index]);
+  if (!origin) return undefined;
+  let text: string;
+  try {
+    text = origin.file === DEFAULT_FILE ? DEFAULT_POLICY_TEXT : readFileSync(origin.file, "utf8");
+  } catch {
+    return origin.file;
+  }
+  // Found by id in its file: an untrusted layer's ignored rules shift the merged positions.
+  let path = origin.path;
+  try {
+    const rules = (Bun.YAML.parse(text) as { rules?: { id?: unknown }[] } | null)?.rules;
+    const at = Array.isArray(rules) ? rules.findIndex((rule) => rule?.id === id) : -1;
+    if (at !== -1) path = ["rules", at];
+  } catch {
+    // the loader read it, so it parses; keep the merged path otherwise
+  }
+  const position = positionOf(text, path);
+  return position ? `${origin.file}:${position.line}:${position.column}` : origin.file;
+}
+
+/** Reports rule problems one a line, each with where its rule is; true when there were some. */
+function reportRuleProblems(loaded: LoadedPolicy, problems: RuleProblem[], heading: (count: number) => string): boolean {
+  if (problems.length === 0) return false;
+  console.error(`verdict: ${heading(problems.length)}:`);
+  for (const problem of problems) {
+    const where = ruleWhere(loaded, problem.index, problem.id);
+    const message = problem.message.startsWith(`rule ${problem.id}`) ? problem.message : `rule ${problem.id}: ${problem.message}`;
+    console.error(`  ${where ? `${where}: ` : ""}${message}`);
+  }
+  return true;
+}
+
+/** The rules' problems the schema cannot see: patterns that do not compile, rules that can match nothing. */
+function ruleCheck(loaded: LoadedPolicy): boolean {
+  return reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
+}
+
+/** Each rule's own match / not_match examples. */
+function exampleCheck(loaded: LoadedPolicy): boolean {
+  return reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
+}
+
 function check(file: string | undefined, cwd: string, alone: boolean): number {
   const loaded = load(file, cwd, alone);
   if (!loaded) return USAGE_EXIT;
+  const broken = ruleCheck(loaded);
+  if (exampleCheck(loaded) || broken) return USAGE_EXIT;
   const files = loaded.layers.flatMap((layer) => layer.files.map((path) => `${layer.name}${layer.trusted ? "" : " (untrusted)"}: ${path}`));
   console.log(`policy ok (digest ${loaded.digest})\n${files.map((line) => `  ${line}`).join("\n")}`);
   return 0;
@@ -123,6 +181,8 @@ async function test(flags: Flags, cwd: string): Promise<number> {
   const loaded = load(flags.policy, cwd);
   if (!loaded) return USAGE_EXIT;
   const rulesOnly = flags.model !== true;
+  if (ruleCheck(loaded)) return USAGE_EXIT;
+  if (exampleCheck(loaded)) return 1;
   const { commands, turns } = loaded.policy.examples;
   let checked = 0;
   for (const example of commands) {

@@ -152,9 +152,11 @@ export function classifyAbsolute(path: string, ctx: PathContext): PathClass {
 }
 
 function classifyOutside(path: string, ctx: PathContext, home?: string): PathClass {
-  if (TEMP_DIRS.some((dir) => inside(path, dir))) return "temp";
-  if (ctx.tmpdir && ctx.tmpdir !== "/" && inside(path, posix.normalize(ctx.tmpdir).replace(/(.)\/+$/, "$1"))) return "temp";
-  if (home !== undefined) return "home-files";
+  const tmpdir = ctx.tmpdir && ctx.tmpdir !== "/" ? posix.normalize(ctx.tmpdir).replace(/(.)\/+$/, "$1") : undefined;
+  const temp = [...TEMP_DIRS, ...(tmpdir ? [tmpdir] : [])].filter((dir) => inside(path, dir)).sort((a, b) => b.length - a.length)[0];
+  // The nearer of the two wins: a home under /tmp is still a home, a TMPDIR under the home still temp.
+  if (home !== undefined && (temp === undefined || home.length > temp.length)) return "home-files";
+  if (temp !== undefined) return "temp";
   const first = path.split("/")[1] ?? "";
   if (SYSTEM_DIRS.has(first)) return "system";
   return "outside";

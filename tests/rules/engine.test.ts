@@ -301,8 +301,8 @@ test("the context is what the tests say it is", () => {
 describe("a home under a temp folder is still a home", () => {
   test("~/.bashrc with HOME in /tmp is a home file, not temp", () => {
     const { classifyAbsolute } = require("../../src/answerers/rules/paths.ts") as typeof import("../../src/answerers/rules/paths.ts");
-    expect(classifyAbsolute("/tmp/h/.bashrc", { cwd: "/tmp/h/work", home: "/tmp/h" })).toBe("home-files");
-    expect(classifyAbsolute("/tmp/other/x", { cwd: "/tmp/h/work", home: "/tmp/h" })).toBe("temp");
-    expect(classifyAbsolute("/home/u/tmp/x", { cwd: "/srv", home: "/home/u", tmpdir: "/home/u/tmp" })).toBe("temp");
+    expect(classifyAbsolute("/tmp/h/.bashrc", { cwd: "/tmp/h/work", projectRoot: undefined, home: "/tmp/h" })).toBe("home-files");
+    expect(classifyAbsolute("/tmp/other/x", { cwd: "/tmp/h/work", projectRoot: undefined, home: "/tmp/h" })).toBe("temp");
+    expect(classifyAbsolute("/home/u/tmp/x", { cwd: "/srv", projectRoot: undefined, home: "/home/u", tmpdir: "/home/u/tmp" })).toBe("temp");
   });
 });

@@ -59,6 +59,8 @@ const INPUTS: string[] = [
 const LARGE: [string, string][] = [
   ["5 KB here-document", `cat > notes.md <<'EOF'\n${"lorem ipsum dolor sit amet rm -rf / $(x)\n".repeat(120)}EOF`],
   ["100 KB line", `echo ${"abcdefghi ".repeat(10_240)}`],
+  ["100 KB line piped (20k words | wc -w)", `echo ${"word ".repeat(20_000)}| wc -w`],
+  ["5,000 commands (ls a; ...)", `${"ls a; ".repeat(5_000)}ls`],
   ["nested bash -c", `sudo bash -c "sh -c 'eval \\"rm -rf /tmp/x\\"'"`],
 ];
 

@@ -7,7 +7,7 @@
 
 import type { Command, List, Redir, Word, WordPart } from "./ast.ts";
 import { parseScript } from "./parser.ts";
-import { type Budget, COMMAND_LIMIT, ParseError, position, Source } from "./source.ts";
+import { type Budget, COMMAND_LIMIT, ParseError, position, Source, WORD_LIMIT } from "./source.ts";
 import { collectSubstitutions, isDynamic, type Positional, type Substitution, wordText } from "./text.ts";
 import type { ExecutedCommand, Redirect } from "./types.ts";
 import { type CwdChange, MAX_VARIANTS, parallelJob, SHELLS, unwrapStep, type XargsInput } from "./wrappers.ts";
@@ -47,6 +47,8 @@ function knownStdin(text: string, label: Stdin["label"]): Stdin {
 type Action =
   | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
   | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: Positional };
+
+const NOTHING_CONSUMED: ReadonlySet<number> = new Set<number>();
 
 /** Code run by these labels runs in the current shell, so it sees the current positional parameters. */
 const SAME_SHELL = new Set(["eval", "trap"]);
@@ -178,8 +180,13 @@ export class Walker {
     // `sh < script.sh` reads the file, not what the pipe or the enclosing code would give it.
     const pipeStdin = readsFile(cmd.redirs) ? undefined : stdinIn;
     const pos = ctx.positional;
-    const words = expandAllArguments(cmd.words, pos);
+    const words = expandAllArguments(cmd.words, pos, this.budget);
     const argv = wordsText(words, pos);
+    if (pos !== undefined) {
+      // `f() { echo "$1$1$1..."; }; f <long word>` makes text quadratic in the line: bounded like the words.
+      for (const a of argv) this.budget.expanded += a.length;
+      if (this.budget.expanded > this.budget.expandedMax) throw new WalkError("arguments expanded from $1... grow past the line's bound");
+    }
     const env: Record<string, string> = { ...ctx.env };
     for (const a of cmd.assigns) env[a.name] = wordText(a.value, pos);
     const heredoc = lastStdinDocument(cmd.redirs);
@@ -269,6 +276,12 @@ export class Walker {
 
   /** Decides what runs for one simple command: the chain of wrappers, code to re-parse, find's children. */
   private plan(words: readonly Word[], argv: readonly string[], ctx: Ctx, stdinScript: string | undefined, pipeStdin: Stdin | undefined) {
+    // Most commands wrap nothing: they run as written, without the unwrapping machinery.
+    const dynamic0 = isDynamic(words[0] as Word, ctx.positional);
+    if (dynamic0 || unwrapStep(argv, 0, argv.length).k === "self") {
+      const action: Action = { k: "run", argv: argv as string[], words, dynamic: dynamic0, via: ctx.via.slice(), env: {} };
+      return { actions: [action], consumed: NOTHING_CONSUMED, heredocIsCode: false };
+    }
     const actions: Action[] = [];
     const consumed = new Set<number>();
     let heredocIsCode = false;
@@ -287,10 +300,9 @@ export class Walker {
         const w = words[i] as Word;
         const dynamic = isDynamic(w, ctx.positional);
         const step = dynamic ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
-        // A wrapper listed as itself too: before what it runs, with the via that led to it.
+        // A wrapper listed as itself too (docker exec, ssh with a script): before what it runs, with the via that led to it.
         const keepSelf = (): void => {
-          const run = { argv: argv.slice(i, end), words: words.slice(i, end), dynamic: false, via, env, cwd };
-          actions.push(child === undefined ? { k: "run", ...run } : { k: "find-child", ...run, ownDir: child.ownDir });
+          actions.push({ k: child === undefined ? "run" : "find-child", argv: argv.slice(i, end), words: words.slice(i, end), dynamic: false, via, env, cwd, ownDir: child?.ownDir });
         };
         if (step.k === "wrap") {
           if (step.keep === true) keepSelf();
@@ -541,12 +553,15 @@ function stdoutRedirected(redirects: readonly Redirect[]): boolean {
  * parameter, as the shell expands them: `run() { "$@"; }; run rm x` runs `rm x`. Returns the same
  * array when there is nothing to expand, or when a parameter's value is unknown.
  */
-function expandAllArguments(words: readonly Word[], positional: Positional): readonly Word[] {
+function expandAllArguments(words: readonly Word[], positional: Positional, budget: Budget): readonly Word[] {
   if (positional === undefined) return words;
   let out: Word[] | undefined;
   for (let k = 0; k < words.length; k++) {
     const w = words[k] as Word;
     if (isAllArguments(w) && !positional.includes(undefined)) {
+      // The words made count against the line's bound: `"$@" "$@" ...` times many arguments is quadratic.
+      budget.words += positional.length;
+      if (budget.words > WORD_LIMIT) throw new WalkError(`more than ${WORD_LIMIT} words in one line (with "$@" expanded)`);
       out ??= words.slice(0, k);
       for (const v of positional) out.push({ parts: [{ k: "sq", v: v as string }], start: w.start, end: w.end });
     } else if (out !== undefined) out.push(w);

@@ -21,7 +21,15 @@ export const COMMAND_LIMIT = 20_000;
 export const WORD_LIMIT = 200_000;
 
 /** Counters shared by a line and every piece of code re-parsed from it, so the bounds hold for the whole line. */
-export type Budget = { commands: number; words: number; backtrack: number; backtrackMax: number };
+export type Budget = {
+  commands: number;
+  words: number;
+  backtrack: number;
+  backtrackMax: number;
+  /** Characters of argument text made with known positional parameters (`$1`, `"$@"` in a function body), and their bound. */
+  expanded: number;
+  expandedMax: number;
+};
 
 export type PendingHeredoc = { delim: string; strip: boolean; quoted: boolean; fill: (body: string) => void };
 
@@ -61,7 +69,7 @@ export class Source {
 }
 
 export function newBudget(textLength: number): Budget {
-  return { commands: 0, words: 0, backtrack: 0, backtrackMax: 4 * textLength + 100_000 };
+  return { commands: 0, words: 0, backtrack: 0, backtrackMax: 4 * textLength + 100_000, expanded: 0, expandedMax: 16 * textLength + (1 << 20) };
 }
 
 /** "line:col" of an offset, 1-based, for error messages. */

@@ -18,8 +18,20 @@ function positionalValue(p: WordPart & { k: "param" }, positional: Positional): 
   const c = name.charCodeAt(0);
   if (c >= 49 && c <= 57) return c - 49 < positional.length ? positional[c - 49] : "";
   if (name === "#") return String(positional.length);
-  if (name === "@" || name === "*") return positional.includes(undefined) ? undefined : positional.join(" ");
+  if (name === "@" || name === "*") return joinedArguments(positional);
   return undefined;
+}
+
+// The last joined "$*": a body that says it many times shares one string, not one copy each.
+let lastPositional: Positional;
+let lastJoined: string | undefined;
+
+function joinedArguments(positional: readonly (string | undefined)[]): string | undefined {
+  if (positional !== lastPositional) {
+    lastPositional = positional;
+    lastJoined = positional.includes(undefined) ? undefined : positional.join(" ");
+  }
+  return lastJoined;
 }
 
 export function partsText(parts: readonly WordPart[], positional?: Positional): string {
@@ -47,6 +59,8 @@ export function partsText(parts: readonly WordPart[], positional?: Positional): 
 }
 
 export function wordText(w: Word, positional?: Positional): string {
+  const p = w.parts[0];
+  if (w.parts.length === 1 && p?.k === "lit") return p.v;
   return partsText(w.parts, positional);
 }
 

@@ -40,8 +40,26 @@ export type WordMode = "normal" | "assign" | "regex";
 /** Reads one word at the current position; returns null when a delimiter is there (no word). */
 export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {
   const start = s.pos;
-  const parts: WordPart[] = [];
   const text = s.text;
+  // Fast path: a word of plain characters ended by a delimiter, the most common kind by far.
+  if (mode === "normal") {
+    let i = start;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if ((c < 128 && SPECIAL[c] === 1) || c === 91) break;
+      i++;
+    }
+    if (i > start) {
+      const c = text.charCodeAt(i);
+      // Not before `(` (`a=(1 2)` is an array) nor `<(`/`>(` (a process substitution joined to the word).
+      if (i >= text.length || (c < 128 && DELIM[c] === 1 && c !== 40 && !((c === 60 || c === 62) && text.charCodeAt(i + 1) === 40))) {
+        s.pos = i;
+        if (++s.budget.words > WORD_LIMIT) s.fail(`more than ${WORD_LIMIT} words in one line`, start);
+        return { parts: [{ k: "lit", v: text.slice(start, i), glob: false }], start, end: i };
+      }
+    }
+  }
+  const parts: WordPart[] = [];
   let lit = "";
   let glob = false;
   let bracket = false;

@@ -438,12 +438,13 @@ function parallelCombinations(argv: readonly string[], from: number, end: number
     const args: string[] = [];
     k++;
     while (k < end && !isSourceSeparator(argv[k] as string)) args.push(argv[k++] as string);
+    // A source longer than the jobs listed cannot be listed whole.
+    if (args.length > MAX_VARIANTS) return undefined;
     const last = blocks[blocks.length - 1];
     if ((sep === ":::+" || linkAll) && last !== undefined) {
-      // Linked sources go together, pair by pair (extra arguments are dropped).
-      const rows: string[][] = [];
-      for (let r = 0; r < Math.min(last.length, args.length); r++) rows.push([...(last[r] as string[]), args[r] as string]);
-      blocks[blocks.length - 1] = rows;
+      // Linked sources go together, pair by pair (extra arguments are dropped); rows grow in place, linear in argv.
+      if (args.length < last.length) last.length = args.length;
+      for (let r = 0; r < last.length; r++) (last[r] as string[]).push(args[r] as string);
     } else {
       const rows: string[][] = [];
       for (const a of args) rows.push([a]);

@@ -87,4 +87,17 @@ describe("hostile input", () => {
       expect([line, r.ok]).toEqual([line, false]);
     }
   });
+  test('"$@", "$1" and parallel sources expanded many times stay bounded', () => {
+    const n = 20_000;
+    const t0 = performance.now();
+    mustFail(`f() { echo ${'"$@" '.repeat(n)}; }; f ${"a ".repeat(n)}`, /more than 200000 words/);
+    mustFail(`f() { echo ${'"x$1" '.repeat(n)}; }; f ${"a".repeat(100_000)}`, /grow past the line's bound/);
+    mustFail(`f() { echo ${'"x$*" '.repeat(n)}; }; f ${"abcdefgh ".repeat(n)}`, /grow past the line's bound/);
+    // Long chains of linked sources are linear; past 16 jobs the template is listed alone.
+    const chain = parseCommandLine(`parallel echo ::: a ${":::+ b ".repeat(n)}`);
+    expect(chain.ok && chain.commands.length).toBe(1);
+    const wide = parseCommandLine(`parallel echo ::: ${"a ".repeat(n)}`);
+    expect(wide.ok && wide.commands.map((c) => c.argv.join(" "))).toEqual(["echo"]);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
 });

@@ -23,15 +23,22 @@ export function benchEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state"), XDG_CACHE_HOME: join(home, ".cache"), ...extra };
 }
 
+/**
+ * One run of a command, in ms. Bun.spawnSync, not node:child_process: the
+ * latter adds several milliseconds of its own to every spawn, which would
+ * make every ratio against the print-a-line program look better than it is.
+ */
+function spawnOnce(argv: string[], stdin: string | undefined, options: { env?: Record<string, string>; cwd?: string }): number {
+  const started = performance.now();
+  const result = Bun.spawnSync(argv, { env: options.env, cwd: options.cwd, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "ignore", stderr: "ignore" });
+  const ms = performance.now() - started;
+  if (result.exitCode === null) throw new Error(`${argv[0]} did not exit`);
+  return ms;
+}
+
 /** Runs a command `runs` times after `warmup` runs and reports min, median and 90th percentile wall time in ms. */
 export function time(name: string, argv: string[], options: { runs: number; warmup: number; env?: Record<string, string>; cwd?: string; stdin?: string }): Timing {
-  const once = () => {
-    const started = performance.now();
-    const result = spawnSync(argv[0] as string, argv.slice(1), { env: options.env, cwd: options.cwd, input: options.stdin, stdio: [options.stdin === undefined ? "ignore" : "pipe", "ignore", "ignore"] });
-    const ms = performance.now() - started;
-    if (result.error) throw result.error;
-    return ms;
-  };
+  const once = () => spawnOnce(argv, options.stdin, options);
   for (let i = 0; i < options.warmup; i++) once();
   const samples: number[] = [];
   for (let i = 0; i < options.runs; i++) samples.push(once());
@@ -45,10 +52,7 @@ export function timeInterleaved(cases: { name: string; argv: string[]; stdin?: s
   const samples = cases.map(() => [] as number[]);
   for (let round = 0; round < options.warmup + options.runs; round++) {
     cases.forEach((c, i) => {
-      const started = performance.now();
-      const result = spawnSync(c.argv[0] as string, c.argv.slice(1), { env: options.env, cwd: options.cwd, input: c.stdin, stdio: [c.stdin === undefined ? "ignore" : "pipe", "ignore", "ignore"] });
-      const ms = performance.now() - started;
-      if (result.error) throw result.error;
+      const ms = spawnOnce(c.argv, c.stdin, options);
       if (round >= options.warmup) (samples[i] as number[]).push(ms);
     });
   }

@@ -230,6 +230,23 @@ function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | unde
   return roots.get(input.cwd);
 }
 
+/** What a decision record says of any judgment, a command's or a turn's: the verdict, who answered, and how. */
+function verdictFields(judgment: CommandJudgment | TurnJudgment, status: number | undefined, startedAt: number, digest: string) {
+  return {
+    verdict: judgment.verdict,
+    line: redact(judgment.line),
+    answerer: judgment.answerer,
+    rule: judgment.rule?.id,
+    answers: loggedAnswers(judgment.answers),
+    rules_verdict: judgment.rulesVerdict,
+    model_not_used: judgment.modelNotUsed === undefined ? undefined : redact(judgment.modelNotUsed),
+    model_not_used_kind: judgment.modelNotUsedKind,
+    model: modelFacts(judgment.model, status),
+    latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
+    policy_digest: digest,
+  };
+}
+
 export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): Promise<CommandJudgment> {
   const { policy, digest } = loaded;
   const env = input.env ?? process.env;
@@ -254,17 +271,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
         digest: digestOf(redacted),
         text: head(redacted, policy.log.text_chars),
         cwd: head(redact(input.cwd), policy.log.text_chars),
-        verdict: judgment.verdict,
-        line: redact(judgment.line),
-        answerer: judgment.answerer,
-        rule: judgment.rule?.id,
-        answers: loggedAnswers(judgment.answers),
-        rules_verdict: judgment.rulesVerdict,
-        model_not_used: judgment.modelNotUsed === undefined ? undefined : redact(judgment.modelNotUsed),
-        model_not_used_kind: judgment.modelNotUsedKind,
-        model: modelFacts(judgment.model, status),
-        latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
-        policy_digest: digest,
+        ...verdictFields(judgment, status, startedAt, digest),
         available_mb: mb === undefined ? undefined : Math.round(mb),
       };
       logDecision(record, policy, env);
@@ -337,17 +344,7 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
           text: tail(redactedFinal, policy.log.text_chars),
           request: latest === undefined ? undefined : head(latest, policy.log.text_chars),
           cwd: input.cwd === undefined ? undefined : redact(input.cwd),
-          verdict: judgment.verdict,
-          line: redact(judgment.line),
-          answerer: judgment.answerer,
-          rule: judgment.rule?.id,
-          answers: loggedAnswers(judgment.answers),
-          rules_verdict: judgment.rulesVerdict,
-          model_not_used: judgment.modelNotUsed === undefined ? undefined : redact(judgment.modelNotUsed),
-          model_not_used_kind: judgment.modelNotUsedKind,
-          model: modelFacts(judgment.model, status),
-          latency_ms: Math.round((performance.now() - startedAt) * 10) / 10,
-          policy_digest: digest,
+          ...verdictFields(judgment, status, startedAt, digest),
         },
         policy,
         env,

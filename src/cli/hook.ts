@@ -84,13 +84,17 @@ export async function main(argv: string[]): Promise<number> {
       if (kind === "unknown") kind = sniffKind(received);
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
-    const { hostAsk } = await import("../approvals/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
-      hostAsk: (call, judgment, loaded) => hostAsk(call, judgment, { policy: loaded.policy }),
+      // Loaded only for an ask on a host that cannot ask: initialising the approvals modules (and the
+      // yaml package they use) costs several milliseconds that an ordinary judgment does not need.
+      hostAsk: (call, judgment, loaded) => {
+        const { hostAsk } = require("../approvals/index.ts") as typeof import("../approvals/index.ts");
+        return hostAsk(call, judgment, { policy: loaded.policy });
+      },
       startedAt,
       stateDir: stateDir(),
       onKind: (k) => (kind = k),
@@ -139,12 +143,19 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
   }
 }
 
+/**
+ * The payload, chunk by chunk as it arrives (the deadline may need its kind before it ends). Through
+ * Bun's own stream rather than `process.stdin`: iterating process.stdin initialises node:stream and
+ * the fs stream classes, several milliseconds at every hook.
+ */
 async function readStdin(onChunk: (text: string) => void): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    chunks.push(buffer);
-    onChunk(buffer.toString("utf8"));
+  const chunks: Uint8Array[] = [];
+  const reader = Bun.stdin.stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8"));
   }
   return Buffer.concat(chunks).toString("utf8");
 }

@@ -14,9 +14,11 @@
  * holds no secret because its text was redacted before it was keyed.
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { ModelAnswer, Usage } from "./questions.ts";
+
+/** node:os, loaded only when HOME or TMPDIR is unset: it costs about 0.4 M instructions at every start. */
+const os = () => require("node:os") as typeof import("node:os");
 
 export type Env = Record<string, string | undefined>;
 
@@ -37,7 +39,7 @@ export type CacheEntry = {
 const STALE_TEMP_MS = 60_000;
 
 export function cacheDir(env: Env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache");
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || os().homedir(), ".cache");
   return join(base, "verdict", "answers");
 }
 
@@ -52,11 +54,11 @@ export function cwdKind(cwd: string, projectRoot: string | undefined, env: Env):
     const rel = relative(resolve(root), dir);
     return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
   };
-  const home = env.HOME || homedir();
+  const home = env.HOME || os().homedir();
   if (dir === "/") return "root";
   if (projectRoot && inside(projectRoot)) return resolve(projectRoot) === dir ? "project-root" : "in-project";
   if (dir === resolve(home)) return "home";
-  const temps = ["/tmp", "/var/tmp", env.TMPDIR || tmpdir()];
+  const temps = ["/tmp", "/var/tmp", env.TMPDIR || os().tmpdir()];
   if (temps.some((temp) => inside(temp))) return "temp";
   if (inside(home)) return "in-home";
   if (/^\/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|sys|proc|dev|srv|System|Library|Applications|private)(\/|$)/.test(dir)) return "system";

@@ -107,7 +107,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     const effective = checkComplete(merged.value, DEFAULT_POLICY as unknown as Record<string, unknown>);
     problems.push(...effective.map((problem) => located(problem, merged.origins)));
     if (effective.length === 0) {
-      problems.push(...checkSemantics(merged.value as Policy).map((problem) => located(problem, merged.origins)));
+      problems.push(...checkSemantics(merged.value as Policy, new Set(DEFAULT_POLICY.turn_rules)).map((problem) => located(problem, merged.origins)));
     }
   }
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };

@@ -93,13 +93,17 @@ function concatenate(
   from: (string | number)[],
 ): unknown[] {
   const before = Array.isArray(existing) ? existing : [];
-  const beforeOrigins = before.map((_, index) => origins?.get(`${dotted}.${index}`));
   const ids = new Set(added.map((entry) => (isMap(entry) ? entry.id : undefined)).filter((id) => id !== undefined));
-  const kept = before
-    .map((entry, index) => ({ entry, origin: beforeOrigins[index] }))
-    .filter(({ entry }) => !(isMap(entry) && entry.id !== undefined && ids.has(entry.id)));
+  const replaced = (entry: unknown) => isMap(entry) && entry.id !== undefined && ids.has(entry.id);
+  if (!origins) {
+    // The hook's case (no provenance): one pass over the default's ~250 rules, no bookkeeping objects.
+    const result = added.slice();
+    for (const entry of before) if (!replaced(entry)) result.push(entry);
+    return result;
+  }
+  const beforeOrigins = before.map((_, index) => origins.get(`${dotted}.${index}`));
+  const kept = before.map((entry, index) => ({ entry, origin: beforeOrigins[index] })).filter(({ entry }) => !replaced(entry));
   const result = [...added, ...kept.map(({ entry }) => entry)];
-  if (!origins) return result;
   for (const key of [...origins.keys()]) if (key.startsWith(`${dotted}.`)) origins.delete(key);
   added.forEach((_, index) => origins.set(`${dotted}.${index}`, { layer, file, path: [...from, index] }));
   kept.forEach(({ origin }, index) => {

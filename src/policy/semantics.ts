@@ -10,7 +10,12 @@ import { megabytes } from "./units.ts";
 
 export type SemanticProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[] };
 
-export function checkSemantics(policy: Policy): SemanticProblem[] {
+/**
+ * `checked` holds turn rules whose patterns are known to compile (the embedded default's, checked when
+ * verdict was built): whether a pattern compiles depends on its text alone, and compiling the default's
+ * sixteen patterns again would cost about a millisecond at every run with a policy layer.
+ */
+export function checkSemantics(policy: Policy, checked: ReadonlySet<unknown> = new Set()): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const add = (segments: (string | number)[], problem: Omit<SemanticProblem, "segments" | "path">) =>
     problems.push({ segments, path: segments.join("."), ...problem });
@@ -52,6 +57,7 @@ export function checkSemantics(policy: Policy): SemanticProblem[] {
       const suggestion = nearest(rule.ending, endings);
       add(["turn_rules", index, "ending"], { message: `unknown ending ${JSON.stringify(rule.ending)}`, expected: `one of ${endings.join(", ")}`, hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : undefined });
     }
+    if (checked.has(rule)) return;
     for (const field of ["final_matches", "final_not_matches"] as const) {
       (rule[field] ?? []).forEach((pattern, at) => {
         try {

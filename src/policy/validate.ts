@@ -4,7 +4,6 @@
  * nearest valid key for a misspelt one.
  */
 import schemaText from "../../policy/schema.json" with { type: "text" };
-import { validateLayer } from "./generated/validators.js";
 import type { PolicyProblem } from "./errors.ts";
 import { nearest } from "./suggest.ts";
 
@@ -42,8 +41,12 @@ type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 /** A problem without its file and position yet: the loader adds those. */
 export type SchemaProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[]; atKey: boolean };
 
+/** The precompiled validator, loaded on first use: a run with no policy layer (most hooks) never needs it. */
+let validateLayer: Validator | undefined;
+
 export function checkLayer(data: unknown): SchemaProblem[] {
-  const validate = validateLayer as Validator;
+  validateLayer ??= (require("./generated/validators.js") as typeof import("./generated/validators.js")).validateLayer as Validator;
+  const validate = validateLayer;
   if (validate(data)) return [];
   const errors = (validate.errors ?? []).map((error): Explained => ({
     ...error,

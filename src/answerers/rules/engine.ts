@@ -74,8 +74,31 @@ function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect
   return hit;
 }
 
-/** Builds the view of one executed command that matching works on. */
-export function viewOf(command: ExecutedCommand, earlier: readonly ExecutedCommand[], base: PathContext, probe: Probe): { view: View; untrusted?: string } {
+/**
+ * The commands whose output reaches a command's standard input through pipes, nearest first and
+ * transitively (`curl u | tee log | sh`: tee, then curl), as the parser recorded them (`stdinFrom`
+ * indexes `commands`). A command no pipe feeds has none: `curl u; sh` is not `curl u | sh`.
+ */
+export function pipeWriters(command: ExecutedCommand, commands: readonly ExecutedCommand[]): ExecutedCommand[] {
+  const found: ExecutedCommand[] = [];
+  const seen = new Set<number>();
+  let frontier = command.stdinFrom ?? [];
+  while (frontier.length > 0 && found.length < 16) {
+    const next: number[] = [];
+    for (const at of frontier) {
+      const writer = commands[at];
+      if (writer === undefined || seen.has(at)) continue;
+      seen.add(at);
+      found.push(writer);
+      next.push(...(writer.stdinFrom ?? []));
+    }
+    frontier = next;
+  }
+  return found;
+}
+
+/** Builds the view of one executed command that matching works on; `writers` feed its standard input (pipeWriters). */
+export function viewOf(command: ExecutedCommand, writers: readonly ExecutedCommand[], base: PathContext, probe: Probe): { view: View; untrusted?: string } {
   const overridden = ["HOME", "TMPDIR", "PWD"].filter((name) => name in command.env);
   const ctx: PathContext = {
     ...base,
@@ -88,7 +111,7 @@ export function viewOf(command: ExecutedCommand, earlier: readonly ExecutedComma
   if (FIND.has(program.name)) args = withoutExecSegments(args);
   // xargs and parallel add arguments read from standard input: unknown ones.
   if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}"))) args.push("{}");
-  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: earlier.map((c) => c.name) };
+  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
 }
 
@@ -144,8 +167,8 @@ export function exactRule(index: RuleIndex, line: string, commands: readonly Exe
     const rule = compiledOf(entry);
     if (!rule) continue;
     const holds = commands.some(
-      (command, i) =>
-        exactHoldsFor(rule, viewOf(command, commands.slice(Math.max(0, i - 16), i), base, probe).view) ||
+      (command) =>
+        exactHoldsFor(rule, viewOf(command, pipeWriters(command, commands), base, probe).view) ||
         command.via.some((label) => {
           const name = wrapperName(label);
           return name !== undefined && exactHoldsFor(rule, viewOf(wrapperCommand(name, command), [], base, probe).view);
@@ -203,9 +226,12 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
 
   // Commands that rules say another program runs (uv run X) are judged too; they join the list as they are found.
   const executed = [...commands];
+  // What pipes feed each command, kept by identity: commands found through `runs: rest` join the list
+  // below and shift its indexes, and they read what their runner reads.
+  const writersOf = new Map<ExecutedCommand, ExecutedCommand[]>(commands.map((command) => [command, pipeWriters(command, commands)]));
   for (let i = 0; i < executed.length; i++) {
     const command = executed[i] as ExecutedCommand;
-    const { view, untrusted } = viewOf(command, executed.slice(Math.max(0, i - 16), i), base, probe);
+    const { view, untrusted } = viewOf(command, writersOf.get(command) ?? [], base, probe);
     const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -213,7 +239,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
         const program = rest[0] as string;
         const label = `${view.name} ${rule.rule.match.subcommand ? [rule.rule.match.subcommand].flat()[0] : ""}`.trim();
         runnerLabels.add(label);
-        executed.splice(i + 1, 0, {
+        const run: ExecutedCommand = {
           program,
           name: program.slice(program.lastIndexOf("/") + 1) || program,
           argv: rest,
@@ -222,7 +248,9 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
           via: [...command.via, label],
           dynamic: /[$`*?[]/.test(program),
           ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
-        });
+        };
+        writersOf.set(run, writersOf.get(command) ?? []);
+        executed.splice(i + 1, 0, run);
       }
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });

@@ -9,7 +9,7 @@ import { compileRule, ruleIndex, type CompiledRule } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects } from "./match.ts";
 import type { PathContext } from "./paths.ts";
 import { examplesProbe } from "./probe.ts";
-import { exactRule, viewOf, wrapperCommand, wrapperName } from "./engine.ts";
+import { exactRule, pipeWriters, viewOf, wrapperCommand, wrapperName } from "./engine.ts";
 
 export type ExampleProblem = { index: number; id: string; example: string; message: string };
 
@@ -23,8 +23,8 @@ export function ruleMatchesLine(compiled: CompiledRule, line: string, ctx: PathC
   if (compiled.commandExact !== undefined) {
     return exactRule(ruleIndex([compiled.rule]), line, parsed.commands, ctx, examplesProbe) !== undefined;
   }
-  return parsed.commands.some((command, i) => {
-    const { view } = viewOf(command, parsed.commands.slice(0, i), ctx, examplesProbe);
+  return parsed.commands.some((command) => {
+    const { view } = viewOf(command, pipeWriters(command, parsed.commands), ctx, examplesProbe);
     if (!compiled.program) return outputRedirects(view).some((out) => matchesRedirect(compiled, view, out));
     if (matchesCommand(compiled, view)) return true;
     // The wrappers a command ran through (sudo, ssh) are matched as commands of their own.

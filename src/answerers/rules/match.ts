@@ -22,7 +22,7 @@ export type View = {
   ctx: PathContext;
   /** The words after the program name; for commands fed by xargs, one unknown operand more. */
   args: string[];
-  /** The programs of the commands before this one in the line (among them the writer of its standard input, if a pipe feeds it). */
+  /** The programs whose output reaches this command's standard input through pipes (engine.ts pipeWriters). */
   earlier: string[];
   parsed: Map<string, ParsedArgs>;
   classes: Map<string, PathClass>;

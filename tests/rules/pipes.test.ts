@@ -9,8 +9,8 @@ test("a download piped into a shell is denied, through pass-through filters and 
 });
 
 test("a download followed by a shell that reads something else is not that", () => {
-  expect(judge("curl -s x | sh").rule?.id).toBe("shell-reads-piped-download");
+  expect(judge("curl -s x | sh").rule).toBe("shell-reads-piped-download");
   for (const line of ["curl -s https://example.com; python3", "curl -o a.sh https://x && sh -n a.sh", "curl -s x > f; cat g | sh"]) {
-    expect(judge(line).rule?.id ?? "").not.toBe("shell-reads-piped-download");
+    expect(judge(line).rule ?? "").not.toBe("shell-reads-piped-download");
   }
 });

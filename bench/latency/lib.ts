@@ -4,7 +4,7 @@
  * the environment commands run in.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -63,17 +63,8 @@ export function timeInterleaved(cases: { name: string; argv: string[]; stdin?: s
   });
 }
 
-/** A compiled Bun program that only prints a line, built with verdict's own flags into a temp folder. */
-export function buildPrintLine(): string {
-  const dir = mkdtempSync(join(tmpdir(), "verdict-bench-noop-"));
-  mkdirSync(dir, { recursive: true });
-  const source = join(dir, "noop.ts");
-  writeFileSync(source, 'console.log("ok");\n');
-  const out = join(dir, "noop");
-  const built = spawnSync(process.execPath, ["build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out, source], { encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`cannot build the print-a-line program: ${built.stderr}`);
-  return out;
-}
+/** The print-a-line floor: the same program the start-up bench compares with. */
+export { buildNoop as buildPrintLine } from "../support/timing.ts";
 
 /** dist/verdict, built first when it is missing. */
 export function ensureBinary(): string {

@@ -21,7 +21,7 @@ import { DEFAULT_FILE, DEFAULT_POLICY_TEXT } from "../policy/load.ts";
 import { originOf } from "../policy/merge.ts";
 import { positionOf } from "../policy/positions.ts";
 import { readLayerChain, repoPolicyPath } from "../policy/layers.ts";
-import { chainDigest, trust, readTrustStore, trustStorePath } from "../policy/trust.ts";
+import { chainDigest, trust, readTrustStore } from "../policy/trust.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 const HELP = `Usage:
@@ -230,6 +230,5 @@ function trustCommand(file: string | undefined, cwd: string, revoke: boolean): n
   const store = trust(process.env, own, digest);
   const extra = chain.files.length > 1 ? ` and the files it extends (${chain.files.slice(0, -1).map((part) => part.file).join(", ")})` : "";
   console.log(`trusting ${own}${extra} at digest ${digest.slice(0, 16)}; recorded in ${store}.\nIf the file changes, it is untrusted again until you run this command once more.`);
-  void trustStorePath;
   return 0;
 }

@@ -3,6 +3,7 @@
  * judge, and answer in the host's vocabulary. Whatever goes wrong, it still answers: a command gets the
  * policy's hosts.on_error for the host (with the error in the reason), a turn's end gets pass.
  */
+import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
@@ -17,14 +18,8 @@ import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecisi
 const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
 
 /** The hosts section of the embedded default policy, for when no policy can be loaded at all. */
-export const DEFAULT_HOSTS: HostsSettings = {
-  on_error: { claude: "ask", codex: "deny", gemini: "deny", cursor: "ask" },
-  ask_becomes: { claude: "ask", codex: "deny", gemini: "deny", cursor: "ask" },
-  judge_turn_ends: true,
-  max_continues: 2,
-  respond_within: "8s",
-  hook_timeout: "30s",
-};
+/** The embedded default's hosts section: what a hook falls back on when no policy can be loaded. */
+export const DEFAULT_HOSTS: HostsSettings = DEFAULT_POLICY.hosts;
 
 export interface HookDeps {
   loadPolicy(cwd: string): LoadResult;

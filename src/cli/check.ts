@@ -11,7 +11,8 @@
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { VERDICTS, type Verdict } from "../judge/answers.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
+import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
@@ -74,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!flags.stdin && words.length === 0) return usageError("no command to judge: verdict check -- COMMAND, or --stdin", HELP);
 
   const cwd = resolve(flags.cwd ?? process.cwd());
-  const result = loadPolicy({ cwd, file: flags.policy });
+  const result = loadPolicyCached({ cwd, file: flags.policy });
   if (!result.ok) {
     console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
     return USAGE_EXIT;

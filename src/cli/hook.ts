@@ -73,10 +73,12 @@ export async function main(argv: string[]): Promise<number> {
 
   try {
     const { loadPolicy } = await import("../policy/index.ts");
+    // The embedded default as built, or the layers as last loaded (the layer cache), when it can.
+    const { loadPolicyCached } = await import("../policy/layer-cache.ts");
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
-    const early = loadPolicy({ cwd: here });
+    const early = loadPolicyCached({ cwd: here });
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
     const raw = await readStdin((chunk) => {
@@ -85,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
-      loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
+      loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicyCached({ cwd })),
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),

@@ -62,6 +62,8 @@ export type RuleIndex = {
   exact: Map<string, IndexedRule[]>;
   /** Per program name: every rule that may match it, in policy order (filled on first use of the name). */
   candidates: Map<string, IndexedRule[]>;
+  /** Finds a name's candidates without scanning `entries` (a packed index: packed.ts). */
+  lookup?: (name: string) => IndexedRule[];
 };
 
 /** A command line as match.command_exact compares it: leading and trailing whitespace left out, nothing else changed. */
@@ -154,6 +156,17 @@ export function ruleProblems(rules: readonly Rule[]): { index: number; id: strin
 }
 
 const indexes = new WeakMap<readonly Rule[], RuleIndex>();
+const policyIndexes = new WeakMap<object, RuleIndex>();
+
+/** Gives a policy object its rule index ahead of use (the embedded default, a cached policy: packed.ts). */
+export function attachRuleIndex(policy: object, index: RuleIndex): void {
+  policyIndexes.set(policy, index);
+}
+
+/** The index of a policy's rules: the one attached to it, else built from its rules (which it may not touch otherwise). */
+export function ruleIndexFor(policy: { readonly rules: readonly Rule[] }): RuleIndex {
+  return policyIndexes.get(policy) ?? ruleIndex(policy.rules);
+}
 
 /**
  * The index of a policy's rules, kept for the process. Nothing is compiled
@@ -199,6 +212,7 @@ const MAY_HOLD_PATTERN = /[*?[]|(^|\n)\//;
 
 /** The rules that may match a program name, in policy order. */
 export function candidatesFor(index: RuleIndex, name: string): IndexedRule[] {
+  if (index.lookup) return index.lookup(name);
   const cached = index.candidates.get(name);
   if (cached) return cached;
   const found: IndexedRule[] = [];

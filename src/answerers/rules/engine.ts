@@ -7,7 +7,7 @@
 import { leaning, type CommandAnswers } from "../../judge/answers.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
-import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { candidatesFor, compiledOf, exactLine, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
@@ -213,7 +213,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   };
   if (assigned.length > 0) base.overridden = new Set(assigned);
   const probe = context.probe ?? diskProbe;
-  const index = ruleIndex(policy.rules);
+  const index = ruleIndexFor(policy);
   const labels = Object.keys(policy.acts);
   const exact = exactRule(index, line, commands, base, probe);
 

@@ -1,0 +1,182 @@
+/**
+ * Rules packed for a fast start: the rules' JSON text kept as one string, plus an index by program
+ * name that is itself a string, so that loading them costs a string constant (or one JSON.parse of a
+ * small cache entry) rather than building 250 rule objects at every start. A rule becomes an object
+ * only when a command meets it (JSON.parse of its slice of the text).
+ *
+ * The embedded default's rules are packed when verdict is built (src/policy/embed.ts), a cached
+ * policy's own rules when the layer cache is written (src/policy/layer-cache.ts). `packedRuleIndex`
+ * turns packs into the RuleIndex the engine uses, giving the same candidates, in the same order, as
+ * ruleIndex + candidatesFor over the rules unpacked (tests/rules/packed.test.ts checks this).
+ */
+import type { Rule } from "../../policy/schema.ts";
+import { exactLine, type IndexedRule, type RuleIndex } from "./compile.ts";
+import { compileAny, isPattern, type Matcher } from "./pattern.ts";
+
+export type PackedRules = {
+  /** The rules' JSON texts, one after another. */
+  text: string;
+  /** Where each rule's JSON starts in `text`, and where the last ends (length: rules + 1). */
+  at: number[];
+  /** Each rule's id, joined by "\n" (for the ids a stronger layer replaces). */
+  ids: string;
+  /** "\n<program>\t<position>,<position>\n..." for every program string a rule names, patterns included, as written. */
+  names: string;
+  /** Rules whose program list holds patterns: [position, patterns]. */
+  patterns: [number, string[]][];
+  /** Rules without a program that judge redirections, by position. */
+  redirects: number[];
+  /** Rules for one whole line (match.command_exact), by the line as compared. */
+  exact: [string, number[]][];
+};
+
+/** Packs rules (in policy order). Throws when a program name cannot be indexed (a newline or tab in it). */
+export function packRules(rules: readonly Rule[]): PackedRules {
+  let text = "";
+  const at: number[] = [];
+  const names = new Map<string, number[]>();
+  const patterns: [number, string[]][] = [];
+  const redirects: number[] = [];
+  const exact = new Map<string, number[]>();
+  rules.forEach((rule, position) => {
+    at.push(text.length);
+    text += JSON.stringify(rule);
+    const { match } = rule;
+    if (match.command_exact !== undefined) {
+      const key = exactLine(match.command_exact);
+      exact.set(key, [...(exact.get(key) ?? []), position]);
+      return;
+    }
+    if (match.program === undefined) {
+      if (match.redirect !== undefined) redirects.push(position);
+      return;
+    }
+    const programs = Array.isArray(match.program) ? match.program : [match.program];
+    for (const name of new Set(programs)) {
+      if (/[\n\t]/.test(name)) throw new Error(`rule ${rule.id}: a program name holds a newline or a tab, which the packed index cannot hold`);
+      names.set(name, [...(names.get(name) ?? []), position]);
+    }
+    const own = programs.filter(isPattern);
+    if (own.length > 0) patterns.push([position, own]);
+  });
+  at.push(text.length);
+  return {
+    text,
+    at,
+    ids: rules.map((rule) => rule.id).join("\n"),
+    names: `\n${[...names].map(([name, positions]) => `${name}\t${positions.join(",")}`).join("\n")}\n`,
+    patterns,
+    redirects,
+    exact: [...exact],
+  };
+}
+
+/** One rule of a pack, parsed the first time it is read. */
+class PackedEntry implements IndexedRule {
+  compiled?: import("./compile.ts").CompiledRule | null;
+  private parsed?: Rule;
+  constructor(
+    private readonly pack: PackedRules,
+    private readonly position: number,
+    readonly index: number,
+  ) {}
+  get rule(): Rule {
+    return (this.parsed ??= JSON.parse(this.pack.text.slice(this.pack.at[this.position], this.pack.at[this.position + 1])) as Rule);
+  }
+}
+
+/** A pack's rules where the effective list holds them: from `offset`, skipping the ids in `replaced`. */
+type Part = { pack: PackedRules; offset: number; replaced?: ReadonlySet<string>; entries: (PackedEntry | undefined)[]; ids?: string[]; matchers?: (Matcher | null)[] };
+
+function entryOf(part: Part, position: number): PackedEntry | undefined {
+  if (part.replaced && part.replaced.size > 0) {
+    part.ids ??= part.pack.ids.split("\n");
+    if (part.replaced.has(part.ids[position] as string)) return undefined;
+  }
+  return (part.entries[position] ??= new PackedEntry(part.pack, position, part.offset + position));
+}
+
+/** Positions of the rules naming `name` exactly (as written) or by one of their patterns, in order. */
+function positionsFor(part: Part, name: string): number[] {
+  const found = new Set<number>();
+  if (!name.includes("\n") && !name.includes("\t")) {
+    const { names } = part.pack;
+    const start = names.indexOf(`\n${name}\t`);
+    if (start !== -1) {
+      const from = start + name.length + 2;
+      for (const position of names.slice(from, names.indexOf("\n", from)).split(",")) found.add(Number(position));
+    }
+  }
+  if (part.pack.patterns.length > 0) {
+    part.matchers ??= [];
+    part.pack.patterns.forEach(([position, patterns], at) => {
+      let matcher = part.matchers![at];
+      if (matcher === undefined) {
+        try {
+          matcher = compileAny(patterns);
+        } catch {
+          matcher = null; // reported by ruleProblems when the policy is checked
+        }
+        part.matchers![at] = matcher;
+      }
+      if (matcher?.(name)) found.add(position);
+    });
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/**
+ * The RuleIndex over packs taken in order (the strongest layer's first, the default's last), each
+ * pack's rules minus those a stronger pack replaced (`replaced`, by id). `rules` unpacks the whole
+ * list, for callers that want it; the engine only looks names up.
+ */
+export function packedRuleIndex(parts: { pack: PackedRules; replaced?: ReadonlySet<string> }[], rules: () => readonly Rule[]): RuleIndex {
+  let offset = 0;
+  const state: Part[] = parts.map(({ pack, replaced }) => {
+    const part: Part = { pack, offset, replaced, entries: [] };
+    offset += pack.at.length - 1;
+    return part;
+  });
+  const collect = (positionsOf: (part: Part) => readonly number[]): IndexedRule[] => {
+    const out: IndexedRule[] = [];
+    for (const part of state) {
+      for (const position of positionsOf(part)) {
+        const entry = entryOf(part, position);
+        if (entry) out.push(entry);
+      }
+    }
+    return out;
+  };
+  const exact = new Map<string, IndexedRule[]>();
+  for (const part of state) {
+    for (const [line, positions] of part.pack.exact) {
+      const entries = positions.map((position) => entryOf(part, position)).filter((entry): entry is PackedEntry => entry !== undefined);
+      if (entries.length > 0) exact.set(line, [...(exact.get(line) ?? []), ...entries]);
+    }
+  }
+  const candidates = new Map<string, IndexedRule[]>();
+  let all: readonly Rule[] | undefined;
+  let allEntries: IndexedRule[] | undefined;
+  return {
+    get rules() {
+      return (all ??= rules());
+    },
+    get entries() {
+      return (allEntries ??= collect((part) => part.pack.at.slice(1).map((_, position) => position)));
+    },
+    patterns: [],
+    redirects: collect((part) => part.pack.redirects),
+    exact,
+    candidates,
+    lookup(name: string): IndexedRule[] {
+      let found = candidates.get(name);
+      if (!found) candidates.set(name, (found = collect((part) => positionsFor(part, name))));
+      return found;
+    },
+  };
+}
+
+/** The rules of a pack as objects, in order. */
+export function unpackRules(pack: PackedRules): Rule[] {
+  return JSON.parse(`[${pack.at.slice(0, -1).map((start, position) => pack.text.slice(start, pack.at[position + 1])).join(",")}]`) as Rule[];
+}

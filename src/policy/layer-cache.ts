@@ -1,0 +1,285 @@
+/**
+ * The policy as a hook loads it: the embedded default as it was built when no layer file exists, and
+ * otherwise the loader's result (load.ts) kept on disk, so that a hook whose layers have not changed
+ * neither parses, validates, proves, merges nor indexes them again.
+ *
+ * An entry lives in `$XDG_CACHE_HOME/verdict/policy/` (default `~/.cache/verdict/policy/`), one file per
+ * set of layer files (their paths, the trust store's path and verdict's build), and holds what the
+ * loader returned: the merged policy without its rules, the layers' own rules packed and indexed
+ * (answerers/rules/packed.ts; the default's stay the embedded ones, minus those a layer replaced), the
+ * digest, the layers and the warnings. Beside them it records every file the result depends on (each
+ * layer's chain of extends, and the trust store when a repository layer is in it) with its size, mtime
+ * and SHA-256. An entry is used only when every one of those files still has the recorded size and
+ * mtime, or failing that the recorded digest; a file whose mtime was too recent to tell a later
+ * same-second change apart is recorded without one, so it is always digested.
+ *
+ * An entry is never trusted: one that is not a regular file owned by this user and readable by no one
+ * else, that is from another build of verdict, whose checksum does not match its content, or that
+ * does not parse is ignored, and the policy is loaded afresh and the entry rewritten. Loading afresh
+ * is always correct; the cache only saves its time. Entries are written whole to a temporary file and
+ * renamed into place. VERDICT_POLICY_CACHE=off turns the cache off.
+ */
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { attachRuleIndex } from "../answerers/rules/compile.ts";
+import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
+import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/default-policy.ts";
+import { DEFAULT_FILE, loadPolicy, type LayerSource, type LoadedPolicy, type LoadOptions, type LoadResult } from "./load.ts";
+import { repoPolicyPath, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
+import type { Policy } from "./schema.ts";
+import { chainDigest, trustStorePath } from "./trust.ts";
+
+declare const VERDICT_VERSION: string | undefined;
+declare const VERDICT_COMMIT: string | undefined;
+
+/** Changes whenever an entry's shape or meaning does; entries of another format are ignored. */
+const FORMAT = 1;
+/** The build an entry was written by: an entry of another build is ignored. */
+const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+${typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "source"}+${DEFAULT_DIGEST}`;
+/** A file modified this recently (ms) may change again within its mtime's tick: record it without one. */
+const RACY_MS = 3000;
+
+attachRuleIndex(DEFAULT_POLICY, packedRuleIndex([{ pack: DEFAULT_RULES }], () => DEFAULT_POLICY.rules));
+
+const DEFAULT_LAYER: LayerSource = { name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST };
+
+/** A file an entry depends on, as it was when the entry was written. size -1: the file did not exist. */
+type Recorded = { path: string; size: number; mtimeMs: number; digest: string };
+
+type Entry = {
+  format: number;
+  build: string;
+  files: Recorded[];
+  /** sha256 of `payload` */
+  sum: string;
+  /** JSON of Payload */
+  payload: string;
+};
+
+type Payload = {
+  digest: string;
+  layers: LayerSource[];
+  warnings: string[];
+  repositoryRoot?: string;
+  /** The effective policy without `rules`. */
+  head: Record<string, unknown>;
+  /** The layers' rules, strongest first, packed. */
+  own: PackedRules;
+  /** Ids of the default's rules that a layer replaced. */
+  replaced: string[];
+};
+
+export type CacheOutcome = "none" | "hit" | "miss" | "off";
+
+/** What the last load did, for the benchmark and the tests. */
+export let lastOutcome: CacheOutcome = "none";
+
+/**
+ * The effective policy, as loadPolicy returns it, from the embedded default or the cache when it can.
+ * Options that need the loader's own work (origins, a subset of the layers) go straight to it.
+ */
+export function loadPolicyCached(options: LoadOptions): LoadResult {
+  if (options.origins || options.only) return loadPolicy(options);
+  const env = options.env ?? process.env;
+  const wanted = layerFiles(options, env);
+  if (wanted.length === 0) {
+    lastOutcome = "none";
+    const root = repositoryRoot(options.cwd);
+    return { ok: true, loaded: { policy: DEFAULT_POLICY, digest: DEFAULT_DIGEST, layers: [DEFAULT_LAYER], warnings: [], repositoryRoot: root, cwd: options.cwd } };
+  }
+  if (env.VERDICT_POLICY_CACHE === "off") {
+    lastOutcome = "off";
+    return loadPolicy(options);
+  }
+  const path = entryPath(env, wanted);
+  const cached = readEntry(path);
+  if (cached) {
+    lastOutcome = "hit";
+    return { ok: true, loaded: fromPayload(cached, options.cwd) };
+  }
+  lastOutcome = "miss";
+  // What the loader will read, as it is before it reads it: a file that changes while it loads makes
+  // the entry stale at once rather than wrong.
+  const store = trustStorePath(env);
+  const before = recordFile(store);
+  const result = loadPolicy(options);
+  if (result.ok) {
+    try {
+      writeEntry(path, result.loaded, store, before);
+    } catch {
+      // A cache that cannot be written only costs the next hook its time.
+    }
+  }
+  return result;
+}
+
+/** The layer files that exist (the command line's named whether or not it exists: the loader reports it). */
+function layerFiles(options: LoadOptions, env: Env): string[] {
+  const files: string[] = [];
+  const user = userPolicyPath(env);
+  if (exists(user)) files.push(`user:${user}`);
+  const repo = repoPolicyPath(options.cwd);
+  if (repo) files.push(`repo:${repo}`);
+  const line = options.file ?? (env.VERDICT_POLICY || undefined);
+  // Resolved as the loader resolves it: against the process's directory.
+  if (line) files.push(`command-line:${resolve(line)}`);
+  return files;
+}
+
+function exists(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+export function policyCacheDir(env: Env): string {
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || (require("node:os") as typeof import("node:os")).homedir(), ".cache");
+  return join(base, "verdict", "policy");
+}
+
+function sha256(text: string | Uint8Array): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+function entryPath(env: Env, files: string[]): string {
+  return join(policyCacheDir(env), `${sha256([BUILD, trustStorePath(env), ...files].join("\n")).slice(0, 32)}.json`);
+}
+
+/** A file's size, mtime and digest now; an mtime too recent to rely on is recorded as -1. */
+function recordFile(path: string): Recorded {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return { path, size: -1, mtimeMs: -1, digest: "" };
+  const text = readFileSync(path);
+  const mtimeMs = Date.now() - stat.mtimeMs < RACY_MS ? -1 : stat.mtimeMs;
+  return { path, size: stat.size, mtimeMs, digest: sha256(text) };
+}
+
+/** Whether a file is as recorded: the same size and mtime, or else the same content. */
+function unchanged(file: Recorded): boolean {
+  const stat = statSync(file.path, { throwIfNoEntry: false });
+  if (!stat) return file.size === -1;
+  if (file.size === -1) return false;
+  if (stat.size === file.size && stat.mtimeMs === file.mtimeMs && file.mtimeMs !== -1) return true;
+  if (stat.size !== file.size) return false;
+  try {
+    return sha256(readFileSync(file.path)) === file.digest;
+  } catch {
+    return false;
+  }
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isPack(value: unknown): value is PackedRules {
+  return (
+    isMap(value) &&
+    typeof value.text === "string" &&
+    Array.isArray(value.at) &&
+    typeof value.ids === "string" &&
+    typeof value.names === "string" &&
+    Array.isArray(value.patterns) &&
+    Array.isArray(value.redirects) &&
+    Array.isArray(value.exact)
+  );
+}
+
+/** The entry's payload when the entry can be used; undefined for a missing, foreign, corrupt or stale one. */
+function readEntry(path: string): Payload | undefined {
+  let text: string;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const stat = fstatSync(fd);
+      // Only an entry this user wrote and no one else can have changed.
+      if (!stat.isFile() || (process.getuid && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) return undefined;
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  try {
+    const entry = JSON.parse(text) as Entry;
+    if (!isMap(entry) || entry.format !== FORMAT || entry.build !== BUILD || typeof entry.payload !== "string" || !Array.isArray(entry.files)) return undefined;
+    if (sha256(entry.payload) !== entry.sum) return undefined;
+    for (const file of entry.files) {
+      if (!isMap(file) || typeof file.path !== "string" || !unchanged(file)) return undefined;
+    }
+    const payload = JSON.parse(entry.payload) as Payload;
+    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
+    return payload;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The loaded policy an entry holds: its head, with the rules read through the packs when used. */
+function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
+  const replaced = new Set(payload.replaced);
+  let rules: Policy["rules"] | undefined;
+  const unpack = (): Policy["rules"] => [...unpackRules(payload.own), ...DEFAULT_POLICY.rules.filter((rule) => !replaced.has(rule.id))];
+  const policy = payload.head as unknown as Policy;
+  Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
+  attachRuleIndex(policy, packedRuleIndex([{ pack: payload.own }, { pack: DEFAULT_RULES, replaced }], () => policy.rules));
+  return { policy, digest: payload.digest, layers: payload.layers, warnings: payload.warnings, repositoryRoot: payload.repositoryRoot, cwd };
+}
+
+/**
+ * Writes the entry for a fresh load, if the files it read are still what it read (their chain digests
+ * match the loaded layers') and the trust store did not change meanwhile.
+ */
+function writeEntry(path: string, loaded: LoadedPolicy, store: string, storeBefore: Recorded): void {
+  const files: Recorded[] = [];
+  for (const layer of loaded.layers) {
+    if (layer.name === "default") continue;
+    const recorded = layer.files.map(recordFile);
+    if (recorded.some((file) => file.size === -1)) return;
+    if (chainDigest(layer.files.map((file) => readFileSync(file, "utf8"))) !== layer.digest) return;
+    files.push(...recorded);
+  }
+  if (loaded.layers.some((layer) => layer.name === "repo")) {
+    const storeAfter = recordFile(store);
+    if (storeAfter.digest !== storeBefore.digest || storeAfter.size !== storeBefore.size) return;
+    files.push(storeBefore.mtimeMs === storeAfter.mtimeMs ? storeBefore : { ...storeBefore, mtimeMs: -1 });
+  }
+  // The effective rules are the layers' own (first) and then the default's not replaced, in order, the
+  // very objects of DEFAULT_POLICY.rules (merge.ts copies none): anything else is not cached.
+  const defaults = DEFAULT_POLICY.rules;
+  const defaultSet = new Set<unknown>(defaults);
+  const effective = loaded.policy.rules;
+  let own = 0;
+  while (own < effective.length && !defaultSet.has(effective[own])) own++;
+  const kept = new Set(effective.slice(own));
+  const rest = defaults.filter((rule) => kept.has(rule));
+  if (rest.length !== effective.length - own || rest.some((rule, at) => effective[own + at] !== rule)) return;
+  const payload: Payload = {
+    digest: loaded.digest,
+    layers: loaded.layers,
+    warnings: loaded.warnings,
+    repositoryRoot: loaded.repositoryRoot,
+    // rules: null keeps the key's place, so the policy read back lists its keys in the same order.
+    head: { ...loaded.policy, rules: null },
+    own: packRules(effective.slice(0, own)),
+    replaced: defaults.filter((rule) => !kept.has(rule)).map((rule) => rule.id),
+  };
+  const text = JSON.stringify(payload);
+  const entry: Entry = { format: FORMAT, build: BUILD, files, sum: sha256(text), payload: text };
+  const dir = join(path, "..");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, "w", 0o600);
+  try {
+    const data = Buffer.from(JSON.stringify(entry));
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
+  }
+}

@@ -72,7 +72,6 @@ export async function main(argv: string[]): Promise<number> {
   };
 
   try {
-    const { loadPolicy } = await import("../policy/index.ts");
     // The embedded default as built, or the layers as last loaded (the layer cache), when it can.
     const { loadPolicyCached } = await import("../policy/layer-cache.ts");
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
@@ -88,7 +87,10 @@ export async function main(argv: string[]): Promise<number> {
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicyCached({ cwd })),
-      loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
+      loadDefaultPolicy: () => {
+        const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
+        return loadPolicy({ cwd: here, env: {}, only: ["default"] });
+      },
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
       // Loaded only for an ask on a host that cannot ask: initialising the approvals modules (and the

@@ -9,9 +9,7 @@
  * not.
  */
 import { answerCommandByRules, type RuleHit } from "../answerers/rules.ts";
-import { askJev } from "../answerers/jev.ts";
-import { askOpenAI } from "../answerers/openai.ts";
-import { answerTurnByRules, type TranscriptFacts, type TurnRuleHit } from "../answerers/turn-rules.ts";
+import type { TranscriptFacts, TurnRuleHit } from "../answerers/turn-rules.ts";
 import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
 import { repositoryRoot } from "../policy/layers.ts";
@@ -20,11 +18,20 @@ import { durationMs } from "../policy/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
 import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "./answers.ts";
-import { cacheDir, cacheKey, cwdKind, readCached, writeCached, type CacheLimits } from "./cache.ts";
+import type { CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
 import { redact } from "./redact.ts";
 import { commandVerdict, neededMb, turnEndVerdict } from "./verdict.ts";
+
+// Initialised only on the paths that use them (about 1 M instructions that a rule-path hook need not
+// pay): the model clients and the answer cache when a model is asked, the turn rules for a turn's end.
+const models = () => ({
+  ...(require("../answerers/jev.ts") as typeof import("../answerers/jev.ts")),
+  ...(require("../answerers/openai.ts") as typeof import("../answerers/openai.ts")),
+});
+const answerCache = () => require("./cache.ts") as typeof import("./cache.ts");
+const turnRules = () => require("../answerers/turn-rules.ts") as typeof import("../answerers/turn-rules.ts");
 
 export type AnswererName = "rules" | "jev" | "openai";
 export type Env = Record<string, string | undefined>;
@@ -140,6 +147,8 @@ async function ask(
   deadline: number,
 ): Promise<Asked> {
   const { policy } = loaded;
+  const { cacheDir, cacheKey, readCached, writeCached } = answerCache();
+  const { askJev, askOpenAI } = models();
   const endpoint = policy.model[provider];
   const limits: CacheLimits = { maxEntries: policy.model.cache.max_entries, maxAgeMs: durationMs(policy.model.cache.max_age) };
   const dir = cacheDir(env);
@@ -311,7 +320,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
 
   const provider = selection.provider;
   const set = commandQuestions(policy, { command: redacted, redacted: true, cwd: input.cwd, projectRoot });
-  const kind = cwdKind(input.cwd, projectRoot, env);
+  const kind = answerCache().cwdKind(input.cwd, projectRoot, env);
   const asked = await ask(provider, set, redacted, kind, loaded, env, deadlineOf(policy, startedAt));
   const use = modelUse(provider, asked);
   if (!asked.reply.ok) {
@@ -353,7 +362,7 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
     return judgment;
   };
 
-  const byRules = answerTurnByRules({ final: input.final, transcript: input.transcript }, policy);
+  const byRules = turnRules().answerTurnByRules({ final: input.final, transcript: input.transcript }, policy);
   let rulesVerdicted: Verdicted;
   if (byRules.rule) {
     const verdicted = turnEndVerdict(policy, byRules.answers, "rules");

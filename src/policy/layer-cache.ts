@@ -24,10 +24,19 @@ import { isAbsolute, join, resolve } from "node:path";
 import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/default-policy.ts";
-import { DEFAULT_FILE, loadPolicy, type LayerSource, type LoadedPolicy, type LoadOptions, type LoadResult } from "./load.ts";
+import type { LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
 import { repoPolicyPath, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
-import { chainDigest, trustStorePath } from "./trust.ts";
+import { trustStorePath } from "./trust.ts";
+
+// The loader, with the validators, the merge and the checks it brings, is initialised only when a
+// policy is loaded afresh: a hook with no layers or a cached policy does not pay for it (about 2 M
+// instructions).
+const loader = () => require("./load.ts") as typeof import("./load.ts");
+const loadPolicy = (options: LoadOptions): LoadResult => loader().loadPolicy(options);
+
+/** As load.ts names the embedded default's layer (tests/policy/layer-cache.test.ts checks they agree). */
+export const DEFAULT_FILE = "(embedded default)";
 
 declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
@@ -235,7 +244,7 @@ function writeEntry(path: string, loaded: LoadedPolicy, store: string, storeBefo
     if (layer.name === "default") continue;
     const recorded = layer.files.map(recordFile);
     if (recorded.some((file) => file.size === -1)) return;
-    if (chainDigest(layer.files.map((file) => readFileSync(file, "utf8"))) !== layer.digest) return;
+    if ((require("./trust.ts") as typeof import("./trust.ts")).chainDigest(layer.files.map((file) => readFileSync(file, "utf8"))) !== layer.digest) return;
     files.push(...recorded);
   }
   if (loaded.layers.some((layer) => layer.name === "repo")) {

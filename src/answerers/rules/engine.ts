@@ -4,7 +4,8 @@
  * first redirect rule), combined into one answer for the line: the hardest
  * to undo among them.
  */
-import { leaning, type CommandAnswers } from "../../judge/answers.ts";
+import { leaning, strictness, type CommandAnswers, type Verdict } from "../../judge/answers.ts";
+import { commandVerdict } from "../../judge/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
@@ -31,7 +32,15 @@ export type RuleHit = {
   decision?: "allow" | "ask" | "deny";
   /** For a redirect rule: the redirection it matched. */
   redirect?: Redirect;
+  /** What the rule judged, when it is more than the command: "curl -o ~/.profile", "reads ~/.ssh/id_rsa". */
+  seen?: string;
 };
+
+/** One executed part of a line and its verdict: a rule's answer, or a command no rule knows. */
+export type PartVerdict = { verdict: Verdict; hit?: RuleHit; rule?: CompiledRule; command?: ExecutedCommand; why?: string };
+
+/** What of the policy the engine reads. */
+export type LinePolicy = Pick<Policy, "rules" | "acts" | "judge" | "undo_levels" | "load_levels">;
 
 /** An executed command no rule knows, and why, when there is more to say than that. */
 export type Unknown = { command: ExecutedCommand; why?: string };
@@ -41,12 +50,18 @@ export type RulesAnswer =
   | {
       parsed: true;
       executed: ExecutedCommand[];
-      /** Undefined when no rule knows an executed command and nothing known is risky: no confident answer. */
+      /** The answers of the rule that decided; undefined when no rule knows any executed command. */
       answers?: CommandAnswers;
       /** A rule's outright decision, which stands before any model is asked. */
       decision?: "allow" | "ask" | "deny";
-      /** The rule whose answer stands for the line (the hardest to undo). */
+      /** The rule whose answer stands for the line: the part with the strictest verdict (the hardest to undo among equals). */
       rule?: RuleHit;
+      /** The line's verdict: the strictest of its parts' (memory left out: see judge.ts). */
+      verdict: Verdict;
+      /** Why, as the user reads it: what the deciding part was and the rule's reason. */
+      line: string;
+      /** Every executed part's verdict. */
+      parts: PartVerdict[];
       /** Executed commands no rule knows. */
       unknown: ExecutedCommand[];
       /** Why each unknown command is unknown, in the same order. */
@@ -57,7 +72,6 @@ export type RulesAnswer =
 
 type Judged = { hit: RuleHit; rule: CompiledRule };
 
-const DECISION_RANK = { deny: 2, ask: 1, allow: 0 } as const;
 
 /** Expands a working directory the parser left as ~ or ~/x. */
 function expandHome(dir: string | undefined, home: string): string | undefined {
@@ -198,7 +212,7 @@ export function wrapperCommand(name: string, command: ExecutedCommand): Executed
   return pseudo;
 }
 
-export function answerLine(line: string, context: RuleContext, policy: Pick<Policy, "rules" | "acts" | "judge">): RulesAnswer {
+export function answerLine(line: string, context: RuleContext, policy: LinePolicy): RulesAnswer {
   const parsed = parseCommandLine(line, { cwd: context.cwd });
   if (!parsed.ok) return { parsed: false, error: parsed.error, executed: [] };
   const commands = parsed.commands;
@@ -284,14 +298,23 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   const hits = judged.map((j) => j.hit);
   if (executed.length === 0) {
     // Nothing executes (an empty line, a comment, an assignment): nothing to undo.
-    return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), unknown, unknownWhy, hits };
+    return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), verdict: "allow", line: "nothing runs", parts: [], unknown, unknownWhy, hits };
   }
-  if (judged.length === 0) return { parsed: true, executed, unknown, unknownWhy, hits };
 
-  const hardest = judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
-  const load = Math.max(...judged.map((j) => j.rule.rule.load ?? 0));
-  const top = hardest.rule.rule;
-  const answers = answersOf(labels, top.act, top.confidence ?? 1, top.undo, load);
+  // The law of the line: each executed part gets its own verdict, and the line takes the strictest,
+  // in the one order of src/judge (allow < pass < ask < deny). A part no rule knows is a `pass`:
+  // it can never be allowed, so neither can the line.
+  const parts: PartVerdict[] = judged.map((j) => ({ hit: j.hit, verdict: partVerdict(j.rule.rule, labels, policy), rule: j.rule }));
+  unknown.forEach((command, at) => parts.push({ command, verdict: "pass", why: unknownWhy[at] as string }));
+  let decider = parts[0] as PartVerdict;
+  for (const part of parts.slice(1)) {
+    const a = strictness(part.verdict);
+    const b = strictness(decider.verdict);
+    // Among parts of the same verdict, the one hardest to undo speaks for the line.
+    if (a > b || (a === b && part.rule !== undefined && (decider.rule === undefined ? a !== strictness("pass") : harder(part.rule, decider.rule, policy)))) decider = part;
+  }
+  const verdict = decider.verdict;
+  const said = decider.rule && decider.hit ? `${seenOf(decider.hit)}${decider.hit.reason} (rule ${decider.hit.id})` : `${decider.why ?? "no rule knows this command"}`;
 
   const decisions = judged.map((j) => j.rule.rule.decision);
   let decision: "allow" | "ask" | "deny" | undefined;
@@ -299,13 +322,28 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   else if (decisions.includes("ask")) decision = "ask";
   else if (unknown.length === 0 && decisions.every((d) => d === "allow")) decision = "allow";
 
-  if (unknown.length > 0 && decision === undefined && !risky(top, policy)) {
-    // Something unknown runs and nothing known is worth asking about: no confident answer.
-    return { parsed: true, executed, unknown, unknownWhy, hits };
-  }
-  const result: RulesAnswer = { parsed: true, executed, answers, rule: hardest.hit, unknown, unknownWhy, hits };
-  if (decision) result.decision = decision;
+  if (judged.length === 0) return { parsed: true, executed, verdict, line: said, parts, unknown, unknownWhy, hits };
+  const speaker = decider.rule ? { hit: decider.hit as RuleHit, rule: decider.rule } : judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
+  const load = Math.max(...judged.map((j) => j.rule.rule.load ?? 0));
+  const top = speaker.rule.rule;
+  const answers = answersOf(labels, top.act, top.confidence ?? 1, top.undo, load);
+  const result: RulesAnswer = { parsed: true, executed, answers, rule: speaker.hit, verdict, line: said, parts, unknown, unknownWhy, hits };
+  // An outright decision stands only where it is the line's verdict (a deny or an ask always is; an allow only when every part is allowed).
+  if (decision && decision === verdict) result.decision = decision;
   return result;
+}
+
+/** What a part's answer was about, to start the line the user reads: the redirection or write target it judged. */
+function seenOf(hit: RuleHit): string {
+  if (hit.seen) return `${hit.seen}: `;
+  if (hit.redirect) return `${hit.command.name} ${hit.redirect.op} ${hit.redirect.target}: `;
+  return "";
+}
+
+/** One executed part's verdict: the rule's outright decision, or the verdict math over its answers alone. */
+function partVerdict(rule: CompiledRule["rule"], labels: string[], policy: LinePolicy): Verdict {
+  if (rule.decision) return rule.decision;
+  return commandVerdict(policy, answersOf(labels, rule.act, rule.confidence ?? 1, rule.undo, rule.load ?? 0), undefined, "rules").verdict;
 }
 
 function answersOf(labels: string[], act: string, confidence: number, undo: number, load: number): CommandAnswers {
@@ -328,8 +366,8 @@ function risky(rule: CompiledRule["rule"], policy: Pick<Policy, "acts" | "judge"
 
 /** Whether answer a is harder to undo than b: an outright deny or ask first, then the undo level, then a consequential act, then confidence. */
 function harder(a: CompiledRule, b: CompiledRule, policy: Pick<Policy, "acts" | "judge">): boolean {
-  const ra = a.rule.decision === "deny" || a.rule.decision === "ask" ? DECISION_RANK[a.rule.decision] : 0;
-  const rb = b.rule.decision === "deny" || b.rule.decision === "ask" ? DECISION_RANK[b.rule.decision] : 0;
+  const ra = a.rule.decision === "deny" || a.rule.decision === "ask" ? strictness(a.rule.decision) : 0;
+  const rb = b.rule.decision === "deny" || b.rule.decision === "ask" ? strictness(b.rule.decision) : 0;
   if (ra !== rb) return ra > rb;
   const sa = risky(a.rule, policy) ? 1 : 0;
   const sb = risky(b.rule, policy) ? 1 : 0;

@@ -9,7 +9,7 @@ import { commandVerdict } from "../../judge/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
-import { matchesCommand, matchesRedirect, outputRedirects, restCommand, type Probe, type View } from "./match.ts";
+import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
@@ -272,7 +272,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       unknown.push(command);
       unknownWhy.push(untrusted ?? `no rule knows ${command.dynamic ? "a program named by an expansion" : view.name}`);
     }
-    for (const out of outputRedirects(view)) {
+    for (const out of [...outputRedirects(view), ...writeRedirects(view)]) {
       let redirectRule: CompiledRule | undefined;
       for (const entry of index.redirects) {
         if (exact && entry.index > exact.index) break;
@@ -283,7 +283,11 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         }
       }
       redirectRule ??= exact;
-      if (redirectRule) judged.push({ hit: hitOf(redirectRule, command, out.redirect), rule: redirectRule });
+      if (redirectRule) {
+        const hit = hitOf(redirectRule, command, out.redirect);
+        if (out.seen) hit.seen = out.seen;
+        judged.push({ hit, rule: redirectRule });
+      }
     }
     for (const label of command.via) {
       const name = wrapperName(label);

@@ -13,6 +13,7 @@ import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRed
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
+import { codeFromInput, LineWrites, recursion, runsWrittenFile, type Finding } from "./runs.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -199,6 +200,36 @@ function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typ
   return true;
 }
 
+const VARIABLE_WORD = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+
+/**
+ * A command with the variables the line itself assigned put in (`X=rm; $X -rf ~/x`,
+ * `D=build; rm -rf $D`): a value assigned once, to literal text, is known. A program named by
+ * any other variable stays dynamic (unknown).
+ */
+export function resolvedProgram(command: ExecutedCommand, assignments: Record<string, string>, reassigned: readonly string[] = []): ExecutedCommand {
+  const known = (name: string) => Object.hasOwn(assignments, name) && !reassigned.includes(name) && !/[$`\\]/.test(assignments[name] as string);
+  if (!command.argv.some((word) => word.includes("$"))) return command;
+  let unresolved = false;
+  const put = (word: string) =>
+    word.replace(VARIABLE_WORD, (whole, braced: string | undefined, plain: string | undefined) => {
+      const name = (braced ?? plain) as string;
+      if (known(name)) return assignments[name] as string;
+      unresolved = true;
+      return whole;
+    });
+  const argv = command.argv.map((word) => (word.includes("$") ? put(word) : word));
+  if (argv.every((word, at) => word === command.argv[at])) return command;
+  if (!command.dynamic) return { ...command, argv };
+  const first = command.argv[0] as string;
+  // Only a program that is all one known variable is resolved; its value splits on blanks as the shell splits it.
+  if (unresolved || !/^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$/.test(first)) return { ...command, argv: [first, ...argv.slice(1)] };
+  const words = (argv[0] as string).split(/\s+/).filter((word) => word !== "");
+  if (words.length === 0) return command;
+  const program = words[0] as string;
+  return { ...command, program, name: program.slice(program.lastIndexOf("/") + 1) || program, argv: [...words, ...argv.slice(1)], dynamic: /[$`*?[]/.test(program) };
+}
+
 /** Wrappers judged on their own (sudo: anything run with it changes the machine); the rest only pass their command on. */
 export function wrapperName(label: string): string | undefined {
   const name = label.split(" ")[0] as string;
@@ -243,9 +274,23 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   // What pipes feed each command, kept by identity: commands found through `runs: rest` join the list
   // below and shift its indexes, and they read what their runner reads.
   const writersOf = new Map<ExecutedCommand, ExecutedCommand[]>(commands.map((command) => [command, pipeWriters(command, commands)]));
+  const writes = new LineWrites();
+  const found = (finding: Finding, command: ExecutedCommand) => {
+    const hit = hitOf(finding.rule, command);
+    hit.seen = finding.seen;
+    judged.push({ hit, rule: finding.rule });
+  };
+  for (const name of parsed.recursive ?? []) found(recursion(name), commands[0] ?? wrapperCommand(name, { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false }));
   for (let i = 0; i < executed.length; i++) {
-    const command = executed[i] as ExecutedCommand;
-    const { view, untrusted } = viewOf(command, writersOf.get(command) ?? [], base, probe);
+    const command = resolvedProgram(executed[i] as ExecutedCommand, parsed.assignments, parsed.reassigned);
+    if (command !== executed[i]) {
+      writersOf.set(command, writersOf.get(executed[i] as ExecutedCommand) ?? []);
+      executed[i] = command;
+    }
+    const writers = writersOf.get(command) ?? [];
+    const { view, untrusted } = viewOf(command, writers, base, probe);
+    // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
+    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes)];
     const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -268,11 +313,14 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       }
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
-    else {
+    for (const finding of findings) if (finding) found(finding, command);
+    if (!rule) {
       unknown.push(command);
       unknownWhy.push(untrusted ?? `no rule knows ${command.dynamic ? "a program named by an expansion" : view.name}`);
     }
-    for (const out of [...outputRedirects(view), ...writeRedirects(view)]) {
+    const outs = [...outputRedirects(view), ...writeRedirects(view)];
+    writes.record(view, outs);
+    for (const out of outs) {
       let redirectRule: CompiledRule | undefined;
       for (const entry of index.redirects) {
         if (exact && entry.index > exact.index) break;
@@ -300,7 +348,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   }
 
   const hits = judged.map((j) => j.hit);
-  if (executed.length === 0) {
+  if (executed.length === 0 && judged.length === 0) {
     // Nothing executes (an empty line, a comment, an assignment): nothing to undo.
     return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), verdict: "allow", line: "nothing runs", parts: [], unknown, unknownWhy, hits };
   }

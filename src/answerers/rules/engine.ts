@@ -13,7 +13,8 @@ import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRed
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, LineWrites, recursion, runsWrittenFile, type Finding } from "./runs.ts";
+import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, type Finding } from "./runs.ts";
+import { secretLeak } from "./secrets.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -345,6 +346,15 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       // A wrapper no rule knows only passes its command on: it is not an unknown command.
       if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
     }
+  }
+
+  // Secrets do not leave: a credential read anywhere on a line that sends to the network.
+  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }));
+  if (leak) {
+    found(
+      finding("credential-sent-to-network", "remote", 3, 1, `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`, `${leak.command.name} reads ${leak.secret}`, "deny"),
+      leak.command,
+    );
   }
 
   const hits = judged.map((j) => j.hit);

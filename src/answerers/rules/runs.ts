@@ -29,7 +29,7 @@ const INTERPRETER_VALUES = new Set(["-W", "-X", "-m", "-M", "-I", "-r", "--requi
 
 export type Finding = { rule: CompiledRule; seen: string };
 
-function finding(id: string, act: string, undo: number, confidence: number, reason: string, seen: string, decision?: "ask" | "deny"): Finding {
+export function finding(id: string, act: string, undo: number, confidence: number, reason: string, seen: string, decision?: "ask" | "deny"): Finding {
   const rule = { id, match: {}, act, undo, load: 0, confidence, reason, ...(decision ? { decision } : {}) } as unknown as Rule;
   return { rule: { rule, index: -1, withValue: new Set(), withValueKey: "" }, seen };
 }

@@ -15,6 +15,7 @@ import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
 import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
+import { CONSEQUENTIAL_NAME, scriptCall } from "./scripts.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -24,7 +25,12 @@ export type RuleContext = {
   tmpdir?: string;
   /** Disk look-ups (file exists, git tracks it); the real disk by default. */
   probe?: Probe;
+  /** How many script bodies deep this line is (npm run X whose body runs make Y): bounded. */
+  depth?: number;
 };
+
+/** How deep script bodies are followed (a script that runs a script that runs a script). */
+const MAX_SCRIPT_DEPTH = 2;
 
 /** The rule that decided, and the executed command it matched. */
 export type RuleHit = {
@@ -291,7 +297,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const writers = writersOf.get(command) ?? [];
     const { view, untrusted } = viewOf(command, writers, base, probe);
     // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
-    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes)];
+    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes), scriptFinding(view, context, policy)];
     const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -393,6 +399,30 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   // An outright decision stands only where it is the line's verdict (a deny or an ask always is; an allow only when every part is allowed).
   if (decision && decision === verdict) result.decision = decision;
   return result;
+}
+
+/**
+ * A project script a command runs by name (npm run X, make T, just R), judged by its body through
+ * this same engine, bounded in depth; a body that cannot be read, or that shows nothing to flag,
+ * is asked about when its name says it deploys, releases, publishes, drops, destroys or migrates.
+ */
+function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Finding | undefined {
+  const depth = context.depth ?? 0;
+  if (depth >= MAX_SCRIPT_DEPTH || view.command.dynamic) return undefined;
+  const call = scriptCall(view.name, view.args, view.ctx.cwd);
+  if (!call) return undefined;
+  if (call.body !== undefined) {
+    const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
+    if (!inner.parsed) return finding("script-body", "unread", 2, 0.9, `The body of ${call.label} cannot be parsed (${inner.error}), so what it runs is unknown.`, `${call.label}`, "ask");
+    if (strictness(inner.verdict) >= strictness("ask")) {
+      const said = inner.rule ? `${inner.rule.command.argv.slice(0, 4).join(" ")}` : "its body";
+      return finding("script-body", inner.answers?.act.choice ?? "unread", inner.answers?.undo.score ?? 2, 1, `The script runs ${said}: ${inner.line}`, `${call.label}`, inner.verdict === "deny" ? "deny" : "ask");
+    }
+  }
+  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name));
+  if (named === undefined) return undefined;
+  const why = call.body === undefined ? "whose body the project does not show here" : "whose body does not show what it changes";
+  return finding("script-named-consequential", "remote", 2, 0.8, `A script ${why}, named ${named}: a name that says it deploys, releases, publishes, drops, destroys or migrates.`, call.label, "ask");
 }
 
 /** What a part's answer was about, to start the line the user reads: the redirection or write target it judged. */

@@ -131,10 +131,62 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   let args = command.argv.slice(1);
   // find's -exec ... ; segments are commands of their own (the parser lists them): find's own options stop at -exec.
   if (FIND.has(program.name)) args = withoutExecSegments(args);
-  // xargs and parallel add arguments read from standard input: unknown ones.
-  if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}"))) args.push("{}");
+  // xargs and parallel add arguments read from standard input: unknown ones, unless the parser read a literal input
+  // (echo/printf/here-string) and listed the commands they build with it.
+  if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
   const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
+}
+
+/** Whether a command's standard input is text the parser could read (a literal echo/printf, a here-document). */
+function literalInput(command: ExecutedCommand, writers: readonly ExecutedCommand[]): boolean {
+  if (command.stdinScript !== undefined) return true;
+  const direct = command.stdinFrom ?? [];
+  if (direct.length === 0 || writers.length !== direct.length) return false;
+  if (!writers.every((w) => (w.name === "echo" || w.name === "printf") && !w.dynamic && !w.argv.some((arg) => /[$`*?]/.test(arg)))) return false;
+  // The parser put the items in only where they show among the arguments (not with xargs -a FILE, nor -i without {}).
+  const items = new Set(writers.flatMap((w) => w.argv.slice(1).flatMap((arg) => arg.split(/\s+|\\n/)).filter((item) => item !== "" && !item.startsWith("-"))));
+  return command.argv.slice(1).some((arg) => items.has(arg));
+}
+
+/**
+ * What the `{}` of find's -exec stands for, when find picks by one name in one place
+ * (`find . -name __pycache__ -exec rm -rf {} +`): that name in that place; a glob's `*` as any
+ * name (`*.pyc`: x.pyc). Undefined when find's choice cannot be put as one path.
+ */
+export function findPick(find: ExecutedCommand): string | undefined {
+  const args = find.argv.slice(1);
+  const expression = args.findIndex((arg) => arg.startsWith("-") || arg === "(" || arg === "!");
+  const starts = expression === -1 ? args : args.slice(0, expression);
+  const rest = expression === -1 ? [] : args.slice(expression);
+  if (starts.length > 1) return undefined;
+  const start = starts[0] ?? ".";
+  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-prune"].includes(arg))) return undefined;
+  const names = rest.flatMap((arg, at) => (arg === "-name" || arg === "-iname" ? [rest[at + 1]] : []));
+  if (names.length !== 1 || names[0] === undefined || /[/[\]?]/.test(names[0]) || /[$`]/.test(start)) return undefined;
+  const name = names[0].replaceAll("*", "x");
+  return `${start.replace(/\/+$/, "")}/${name}`;
+}
+
+/**
+ * A one-statement inline program that only removes literal paths (`python -c "import shutil;
+ * shutil.rmtree('build')"`, `node -e "fs.rmSync('dist', {recursive: true})"`), as the rm it
+ * amounts to, so the paths are judged like rm's (build output, or where a symlink really leads).
+ */
+export function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undefined {
+  if (!/^(python[0-9.]*|node|nodejs|bun)$/.test(command.name)) return undefined;
+  const at = command.argv.findIndex((arg) => arg === "-c" || arg === "-e" || arg === "--eval");
+  const code = at === -1 ? undefined : command.argv[at + 1];
+  if (code === undefined || command.argv.length !== at + 2) return undefined;
+  const python = /^\s*(?:import\s+shutil\s*[;\n]\s*)?((?:shutil\.rmtree\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*ignore_errors\s*=\s*(?:True|False))?\s*\)\s*[;\n]?\s*)+)$/;
+  const node = /^\s*(?:(?:const|let|var)\s+fs\s*=\s*require\(\s*['"](?:node:)?fs['"]\s*\)\s*[;\n]\s*)?((?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.(?:rmSync|rmdirSync)\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*\{[^}]*\})?\s*\)\s*[;\n]?\s*)+)$/;
+  const m = (command.name.startsWith("python") ? python : node).exec(code);
+  if (!m) return undefined;
+  const paths = [...(m[1] as string).matchAll(/(?:rmtree|rmSync|rmdirSync)\(\s*(['"])([^'"]+)\1/g)].map((p) => p[2] as string);
+  // Only paths in the project, as written: an inline program removing an absolute path stays an inline program.
+  if (paths.some((path) => path.startsWith("/") || path.startsWith("~") || path.split("/").includes(".."))) return undefined;
+  // The label names no program a rule knows: the interpreter is not judged again as a wrapper of the rm it amounts to.
+  return { ...command, program: "rm", name: "rm", argv: ["rm", "-rf", "--", ...paths], via: [...command.via, `inline ${command.name} ${command.argv[at]}`], dynamic: false };
 }
 
 const FIND = new Set(["find", "gfind", "bfs"]);
@@ -282,6 +334,8 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   // below and shift its indexes, and they read what their runner reads.
   const writersOf = new Map<ExecutedCommand, ExecutedCommand[]>(commands.map((command) => [command, pipeWriters(command, commands)]));
   const writes = new LineWrites();
+  // What the latest find picks, for the `{}` of its -exec commands that follow it.
+  let pick: string | undefined;
   const found = (finding: Finding, command: ExecutedCommand) => {
     const hit = hitOf(finding.rule, command);
     hit.seen = finding.seen;
@@ -289,7 +343,13 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   };
   for (const name of parsed.recursive ?? []) found(recursion(name), commands[0] ?? wrapperCommand(name, { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false }));
   for (let i = 0; i < executed.length; i++) {
-    const command = resolvedProgram(executed[i] as ExecutedCommand, parsed.assignments, parsed.reassigned);
+    let command = resolvedProgram(executed[i] as ExecutedCommand, parsed.assignments, parsed.reassigned);
+    command = inlineRemoval(command) ?? command;
+    if (FIND.has(command.name) && !command.via.some((label) => label.startsWith("find -"))) pick = findPick(command);
+    else if (pick !== undefined && /^find -(exec|execdir|ok|okdir)$/.test(command.via.at(-1) ?? "") && command.argv.includes("{}")) {
+      const chosen = pick;
+      command = { ...command, argv: command.argv.map((arg) => (arg === "{}" ? chosen : arg)) };
+    }
     if (command !== executed[i]) {
       writersOf.set(command, writersOf.get(executed[i] as ExecutedCommand) ?? []);
       executed[i] = command;

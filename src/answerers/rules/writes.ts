@@ -149,6 +149,16 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       }
       return out;
     }
+    case "aws":
+    case "awslocal": {
+      // aws s3 cp|mv|sync SRC DEST: a local DEST is written.
+      const p = parseArgs(args, set("--profile", "--region", "--output", "--query", "--endpoint-url", "--exclude", "--include", "--acl", "--storage-class", "--sse", "--content-type", "--cache-control", "--expires", "--metadata", "--grants"));
+      const [service, verb] = p.operands;
+      if (service !== "s3" || !(verb === "cp" || verb === "mv" || verb === "sync")) return [];
+      const dest = p.operands[3];
+      if (dest === undefined || p.operands.length !== 4 || /^s3:\/\//.test(dest) || isStream(dest)) return [];
+      return [{ word: dest, op: verb === "sync" ? ">>" : ">", how: `aws s3 ${verb} to`, ...(verb === "sync" ? { dir: true } : {}) }];
+    }
     default:
       return [];
   }

@@ -487,9 +487,16 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Fi
 
 /** What a part's answer was about, to start the line the user reads: the redirection or write target it judged. */
 function seenOf(hit: RuleHit): string {
-  if (hit.seen) return `${hit.seen}: `;
-  if (hit.redirect) return `${hit.command.name} ${hit.redirect.op} ${hit.redirect.target}: `;
-  return "";
+  if (hit.seen) return `${clip(hit.seen)}: `;
+  if (hit.redirect) return `${hit.command.name} ${hit.redirect.op} ${clip(hit.redirect.target)}: `;
+  const by = hit.command.via.at(-1);
+  return `${clip(hit.command.argv.join(" "))}${by ? ` (run by ${by})` : ""}: `;
+}
+
+/** A command's text short enough for one line: its start, and … where it was cut. */
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length <= 80 ? flat : `${flat.slice(0, 77)}…`;
 }
 
 /** One executed part's verdict: the rule's outright decision, or the verdict math over its answers alone. */

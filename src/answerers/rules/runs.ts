@@ -20,6 +20,8 @@ import { resolveWord } from "./paths.ts";
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "busybox"]);
 export const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "lua", "Rscript", "julia", "pwsh", "osascript", "tclsh", "deno", "bun"]);
 const SOURCE = new Set(["source", "."]);
+/** Programs that run a project's own recipes or install scripts from the folder they run in. */
+const RUNNERS = new Set(["make", "gmake", "just", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "pip3", "uv", "poetry", "mvn", "gradle", "bundle", "rake", "composer", "cmake", "meson", "ninja", "./configure", "configure"]);
 /** Programs whose output is code or data decoded from something unreadable. */
 const NETWORK = new Set(["curl", "wget", "nc", "ncat", "netcat", "socat", "fetch", "http", "https", "xh", "aria2c", "ssh", "scp", "telnet", "openssl", "gh", "aws", "gsutil"]);
 
@@ -140,6 +142,11 @@ export function runsWrittenFile(view: View, writes: LineWrites): Finding | undef
     if (operand !== undefined) candidates.push(operand);
   }
   if (SOURCE.has(view.name) && view.args[0] !== undefined) candidates.push(view.args[0]);
+  // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
+  if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
+    const how = writes.madeBy(view.ctx.cwd);
+    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${how}`);
+  }
   for (const word of candidates) {
     const path = resolveWord(word, view.ctx);
     if (path === undefined) continue;

@@ -12,7 +12,7 @@ import { posix } from "node:path";
 import { parseArgs } from "./args.ts";
 
 /** Names of scripts whose purpose is to change something elsewhere or for good. */
-export const CONSEQUENTIAL_NAME = /(^|[^a-z])(deploy|release|publish|drop|destroy|migrate|migration|prod|production|nuke|wipe|purge|teardown)([^a-z]|$)/i;
+export const CONSEQUENTIAL_NAME = /(^|[^a-z])(deploy|release|publish|drop|destroy|migrate|migration|prod|production|nuke|wipe|purge|teardown|apply|push|ship|upload|rollback)([^a-z]|$)/i;
 
 /** The largest file read for a body, and how many recipes deep prerequisites are followed. */
 const MAX_FILE = 256 * 1024;
@@ -175,6 +175,7 @@ export function scriptCall(name: string, args: readonly string[], cwd: string | 
     if (lines === undefined) return { label, names, cwd };
     return { label, names, body: lines.join("\n"), cwd };
   }
+  if (name === "deno" && args[0] === "task" && args[1] !== undefined) return { label: `deno task ${args[1]}`, names: [args[1]], cwd };
   if (NAME_ONLY.has(name)) {
     const parsed = parseArgs(args, new Set(["--filter", "-F", "--scope", "-p", "--project", "--projects", "-t", "--target", "-c", "--configuration", "--concurrency", "--cache-dir"]));
     const operands = parsed.operands;

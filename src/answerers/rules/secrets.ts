@@ -15,7 +15,10 @@ import { resolveWord, type PathContext } from "./paths.ts";
 
 /** Credential files under a home folder, relative to it. */
 const HOME_SECRETS =
-  /^(\.ssh\/(?!.*\.pub$)(?!known_hosts)(?!config$).+|\.ssh$|\.aws\/(credentials|config)|\.aws$|\.config\/gh\/hosts\.ya?ml|\.config\/gh$|\.netrc|\.kube\/config|\.kube$|\.gnupg(\/.*)?|\.docker\/config\.json|\.npmrc|\.pypirc|\.git-credentials|\.config\/gcloud(\/.*)?|\.azure(\/.*)?|Library\/Keychains(\/.*)?|\.password-store(\/.*)?|\.mozilla(\/.*)?|\.config\/(google-chrome|chromium|BraveSoftware)(\/.*)?|Library\/Application Support\/(Google\/Chrome|Firefox|BraveSoftware)(\/.*)?|\.vault-token|\.terraform\.d\/credentials\.tfrc\.json|\.cargo\/credentials(\.toml)?|\.gem\/credentials|\.config\/hub|\.composer\/auth\.json|\.m2\/settings\.xml|\.gradle\/gradle\.properties|\.config\/op(\/.*)?|\.local\/share\/keyrings(\/.*)?)$/;
+  /^(\.ssh\/(?!.*\.pub$)(?!known_hosts)(?!config$).+|\.ssh$|\.aws\/(credentials|config)|\.aws$|\.config\/gh\/hosts\.ya?ml|\.config\/gh$|\.netrc|\.kube\/config|\.kube$|\.gnupg(\/.*)?|\.docker\/config\.json|\.npmrc|\.pypirc|\.git-credentials|\.config\/gcloud(\/.*)?|\.azure(\/.*)?|Library\/Keychains(\/.*)?|\.password-store(\/.*)?|\.mozilla(\/.*)?|\.config\/(google-chrome|chromium|BraveSoftware)(\/.*)?|Library\/Application Support\/(Google\/Chrome|Firefox|BraveSoftware)(\/.*)?|\.vault-token|\.terraform\.d\/credentials\.tfrc\.json|\.cargo\/credentials(\.toml)?|\.gem\/credentials|\.config\/hub|\.composer\/auth\.json|\.m2\/settings\.xml|\.gradle\/gradle\.properties|\.config\/op(\/.*)?|\.local\/share\/keyrings(\/.*)?|\.(bash|zsh|sh|python|node_repl|psql|mysql|sqlite)_history|\.local\/share\/fish\/fish_history)$/;
+
+/** The machine's own secrets. */
+const SYSTEM_SECRETS = /^\/etc\/(shadow|gshadow|sudoers|master\.passwd)(-|$)|^\/etc\/ssh\/ssh_host_\w+_key$/;
 
 /** Credential files wherever they are, by name. */
 const NAMED_SECRETS = /^(\.env(\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?|\.envrc|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|keystore|jks)|credentials\.json|service-account.*\.json|\.htpasswd|secrets?\.(ya?ml|json|toml))$/;
@@ -31,7 +34,12 @@ const SECRET_COMMANDS: { name: string; args: RegExp; what: string }[] = [
   { name: "gh", args: /^token$/, what: "the gh auth token" },
   { name: "op", args: /^read$/, what: "a 1Password item" },
   { name: "pass", args: /^show$/, what: "a password-store entry" },
-  { name: "aws", args: /^(get-session-token|export-credentials)$/, what: "aws session credentials" },
+  { name: "aws", args: /^(get-session-token|export-credentials|get-secret-value|get-parameter)$/, what: "aws credentials or secrets" },
+  { name: "gcloud", args: /^(print-access-token|print-identity-token)$/, what: "a gcloud access token" },
+  { name: "az", args: /^get-access-token$/, what: "an az access token" },
+  { name: "kubectl", args: /^--raw$/, what: "the kube config" },
+  { name: "vault", args: /^(read|get)$/, what: "a vault secret" },
+  { name: "heroku", args: /^auth:token$/, what: "the heroku token" },
 ];
 
 /** Programs that send to the network; rsync, scp and sftp only with a host: operand. */
@@ -42,7 +50,7 @@ const NETWORK_CODE = /\b(requests\.(get|post|put|patch)|urllib|http\.client|sock
 const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "deno", "bun", "osascript", "pwsh"]);
 
 /** Option values that hand a key to a client to authenticate with, not to send. */
-const IDENTITY_ANY = new Set(["--kubeconfig", "--identity", "--identity-file", "--private-key", "--key-file", "--ssh-key", "--credentials-file", "--env-file", "--netrc-file"]);
+const IDENTITY_ANY = new Set(["--shared-credentials-file", "--kubeconfig", "--identity", "--identity-file", "--private-key", "--key-file", "--ssh-key", "--credentials-file", "--env-file", "--netrc-file"]);
 const IDENTITY_OPTIONS: Record<string, Set<string>> = {
   ssh: new Set(["-i", "-F"]),
   scp: new Set(["-i", "-F"]),
@@ -60,6 +68,7 @@ function secretPath(path: string, ctx: PathContext): boolean {
   for (const h of homes) {
     if (path.startsWith(`${h}/`) && HOME_SECRETS.test(path.slice(h.length + 1))) return true;
   }
+  if (SYSTEM_SECRETS.test(path)) return true;
   const base = path.slice(path.lastIndexOf("/") + 1);
   return NAMED_SECRETS.test(base);
 }
@@ -114,6 +123,10 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): string[] {
 /** Whether a command sends something to another machine. */
 function sends(command: ExecutedCommand): boolean {
   if (SENDERS.has(command.name)) return true;
+  const args = command.argv.slice(1);
+  // git push sends what was committed; aws sends what it is given to a bucket or an API.
+  if (command.name === "git" && args.includes("push")) return true;
+  if (command.name === "aws" && args.some((arg) => /^(s3|fileb?):\/\//.test(arg))) return true;
   // Code run on another machine (ssh host 'cat > x') reads what this line sends it.
   if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) return true;
   if (HOST_SENDERS.has(command.name)) return command.argv.slice(1).some((arg) => /^[^/=-][^/=]*:/.test(arg));
@@ -127,7 +140,7 @@ export type Leak = { command: ExecutedCommand; secret: string; sender: string };
 export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext): Leak | undefined {
   const sender = commands.find(sends);
   if (!sender) return undefined;
-  const senderName = SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) ? sender.name : (sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string;
+  const senderName = SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws" ? sender.name : (sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string;
   for (const command of commands) {
     const secrets = secretsRead(command, ctx(command));
     if (secrets.length > 0) return { command, secret: secrets[0] as string, sender: senderName };

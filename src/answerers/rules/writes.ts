@@ -149,6 +149,11 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       }
       return out;
     }
+    case "7z":
+    case "7za":
+    case "7zz":
+      // 7z x ARCHIVE -oDIR: the output folder is glued to -o.
+      return args.filter((arg) => arg.startsWith("-o") && arg.length > 2).map((arg) => ({ word: arg.slice(2), op: ">>", how: `${name} -o`, dir: true }));
     case "aws":
     case "awslocal": {
       // aws s3 cp|mv|sync SRC DEST: a local DEST is written.

@@ -27,7 +27,7 @@ const NETWORK = new Set(["curl", "wget", "nc", "ncat", "netcat", "socat", "fetch
 
 /** Options of shells and interpreters that take a value (so the script operand is found where they find it). */
 const SHELL_VALUES = new Set(["-o", "-O", "+o", "+O", "--rcfile", "--init-file"]);
-const INTERPRETER_VALUES = new Set(["-W", "-X", "-m", "-M", "-I", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "-x", "-0", "-l", "-d", "-D", "--inspect", "--config", "-A", "--allow-read", "--allow-write", "--allow-net", "--env-file", "--title"]);
+const INTERPRETER_VALUES = new Set(["-W", "-X", "-m", "-M", "-I", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "-x", "-d", "-D", "--inspect", "--config", "-A", "--allow-read", "--allow-write", "--allow-net", "--env-file", "--title"]);
 
 export type Finding = { rule: CompiledRule; seen: string };
 

@@ -8,7 +8,8 @@
  *   interpreter;
  * - a self-recursive function (a fork bomb), which the parser reports.
  * Each finding is judged like a rule's answer, by a rule of its own made
- * here (the engine's findings are not the policy's to switch off).
+ * here (the engine's findings are not the policy's to switch off), and
+ * decides outright: a model reading the line cannot see the code either.
  */
 import type { Rule } from "../../policy/schema.ts";
 import type { ExecutedCommand } from "../../shell/index.ts";
@@ -81,7 +82,7 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[]): 
   const network = source ? /\b(curl|wget|nc|fetch|http|aria2c)\b/.test(source) : writers.some((w) => NETWORK.has(w.name));
   const seen = `${view.command.argv.slice(0, 3).join(" ")} runs code from ${from}`;
   if (network) return finding("code-from-network", "unread", 3, 1, "Runs code fetched from the network, which nobody has read.", seen, "deny");
-  return finding("code-from-input", "unread", 2, 0.9, "Runs code that arrives at run time (decoded, piped or substituted), which nobody has read.", seen);
+  return finding("code-from-input", "unread", 2, 0.9, "Runs code that arrives at run time (decoded, piped or substituted), which nobody has read.", seen, "ask");
 }
 
 /** What a command writes that a later command could run: paths and folders, by how they were written. */
@@ -145,18 +146,18 @@ export function runsWrittenFile(view: View, writes: LineWrites): Finding | undef
   // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
   if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
     const how = writes.madeBy(view.ctx.cwd);
-    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${how}`);
+    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${how}`, "ask");
   }
   for (const word of candidates) {
     const path = resolveWord(word, view.ctx);
     if (path === undefined) continue;
     const how = writes.madeBy(path);
-    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.", `${view.command.argv.slice(0, 2).join(" ")} runs ${word}, written by ${how}`);
+    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.", `${view.command.argv.slice(0, 2).join(" ")} runs ${word}, written by ${how}`, "ask");
   }
   return undefined;
 }
 
 /** A function that calls itself (a fork bomb among them): it can fill the machine with processes. */
 export function recursion(name: string): Finding {
-  return finding("self-recursive-function", "system", 2, 0.95, "A function that calls itself, as a fork bomb does, can fill the machine with processes until it stops answering.", `${name}() calls itself`);
+  return finding("self-recursive-function", "system", 2, 0.95, "A function that calls itself, as a fork bomb does, can fill the machine with processes until it stops answering.", `${name}() calls itself`, "ask");
 }

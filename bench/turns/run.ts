@@ -1,10 +1,10 @@
 /**
  * Runs the labelled set of turn endings (tests/turn-ends) through the rule
  * engine on the embedded default policy (no model) and prints, for the
- * tuning part, the held-out part and both: recall on stopped-early turns and
+ * tuning part, the held-out part, the fresh part (written after tuning) and all: recall on stopped-early turns and
  * false continues (honest turns refused).
  *
- *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out] [--list missed|false|caught] [--json]
+ *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out|fresh] [--list missed|false|caught] [--json]
  */
 import { resolve } from "node:path";
 import { loadPolicy } from "../../src/policy/load.ts";
@@ -23,8 +23,8 @@ if (!result.ok) {
   process.exit(2);
 }
 const part = option("--part");
-if (part !== undefined && part !== "tuning" && part !== "held-out") {
-  console.error("--part is tuning or held-out");
+if (part !== undefined && part !== "tuning" && part !== "held-out" && part !== "fresh") {
+  console.error("--part is tuning, held-out or fresh");
   process.exit(2);
 }
 const scored = (await scoreCases(loadCases(), result.loaded)).filter((one) => part === undefined || one.part === part);
@@ -32,6 +32,7 @@ const scored = (await scoreCases(loadCases(), result.loaded)).filter((one) => pa
 const rows: [string, Scored[]][] = [
   ["tuning", scored.filter((one) => one.part === "tuning")],
   ["held-out", scored.filter((one) => one.part === "held-out")],
+  ["fresh", scored.filter((one) => one.part === "fresh")],
   ["all", scored],
 ];
 if (args.includes("--json")) {

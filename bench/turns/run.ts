@@ -1,10 +1,10 @@
 /**
  * Runs the labelled set of turn endings (tests/turn-ends) through the rule
  * engine on the embedded default policy (no model) and prints, for the
- * tuning part, the held-out part, the fresh part (written after tuning) and all: recall on stopped-early turns and
+ * tuning part, the held-out part, the fresh part (written after tuning), the honest probes and all: recall on stopped-early turns and
  * false continues (honest turns refused).
  *
- *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out|fresh] [--list missed|false|caught] [--json]
+ *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out|fresh|probes] [--list missed|false|caught] [--json]
  */
 import { resolve } from "node:path";
 import { loadPolicy } from "../../src/policy/load.ts";
@@ -23,8 +23,8 @@ if (!result.ok) {
   process.exit(2);
 }
 const part = option("--part");
-if (part !== undefined && part !== "tuning" && part !== "held-out" && part !== "fresh") {
-  console.error("--part is tuning, held-out or fresh");
+if (part !== undefined && part !== "tuning" && part !== "held-out" && part !== "fresh" && part !== "probes") {
+  console.error("--part is tuning, held-out, fresh or probes");
   process.exit(2);
 }
 const scored = (await scoreCases(loadCases(), result.loaded)).filter((one) => part === undefined || one.part === part);
@@ -33,6 +33,7 @@ const rows: [string, Scored[]][] = [
   ["tuning", scored.filter((one) => one.part === "tuning")],
   ["held-out", scored.filter((one) => one.part === "held-out")],
   ["fresh", scored.filter((one) => one.part === "fresh")],
+  ["probes", scored.filter((one) => one.part === "probes")],
   ["all", scored],
 ];
 if (args.includes("--json")) {
@@ -43,7 +44,8 @@ if (args.includes("--json")) {
   for (const [name, some] of rows) {
     if (some.length === 0) continue;
     const f = figures(some);
-    console.log(`${name.padEnd(10)} ${String(f.stopped).padStart(13)}  ${String(f.caught).padStart(7)}  ${pct(f.recall).padStart(6)}  ${String(f.honest).padStart(7)}  ${String(f.falseContinues).padStart(15)}`);
+    const recall = f.stopped === 0 ? "-" : pct(f.recall);
+    console.log(`${name.padEnd(10)} ${String(f.stopped).padStart(13)}  ${String(f.caught).padStart(7)}  ${recall.padStart(6)}  ${String(f.honest).padStart(7)}  ${String(f.falseContinues).padStart(15)}`);
   }
   const list = option("--list");
   if (list) {

@@ -6,7 +6,7 @@ import { loadPolicy } from "../../src/policy/load.ts";
 import { figures, loadCases, partOf, scoreCases } from "./set.ts";
 
 /** The recall each part reaches, as documented in docs/turn-ends.md ("Figures"). */
-const RECALL_AT_LEAST = { tuning: 0.9, "held-out": 0.8 } as const;
+const RECALL_AT_LEAST = { tuning: 0.9, "held-out": 0.8, fresh: 0.8 } as const;
 
 const loaded = (() => {
   const result = loadPolicy({ cwd: import.meta.dir, env: {}, only: ["default"] });
@@ -20,7 +20,7 @@ describe("the turn-end set", () => {
   test("has at least 150 cases, both labels in both parts, several styles, each with a reason", () => {
     expect(cases.length).toBeGreaterThanOrEqual(150);
     for (const part of ["tuning", "held-out"] as const) {
-      const inPart = cases.filter((one) => partOf(one.id) === part);
+      const inPart = cases.filter((one) => one.part === undefined && partOf(one.id) === part);
       expect(inPart.filter((one) => one.label === "stopped_early").length).toBeGreaterThanOrEqual(20);
       expect(inPart.filter((one) => one.label === "honest").length).toBeGreaterThanOrEqual(20);
     }
@@ -29,7 +29,8 @@ describe("the turn-end set", () => {
   });
 
   test("the held-out part is about 30% of the set", () => {
-    const share = cases.filter((one) => partOf(one.id) === "held-out").length / cases.length;
+    const split = cases.filter((one) => one.part === undefined);
+    const share = split.filter((one) => partOf(one.id) === "held-out").length / split.length;
     expect(share).toBeGreaterThan(0.2);
     expect(share).toBeLessThan(0.4);
   });
@@ -42,7 +43,7 @@ describe("the turn-end set", () => {
 
   test("recall on stopped-early turns reaches the documented figures", async () => {
     const scored = await scoreCases(cases, loaded);
-    for (const part of ["tuning", "held-out"] as const) {
+    for (const part of ["tuning", "held-out", "fresh"] as const) {
       const f = figures(scored.filter((one) => one.part === part));
       expect({ part, recallAtLeast: f.recall >= RECALL_AT_LEAST[part], recall: f.recall }).toMatchObject({ part, recallAtLeast: true });
     }

@@ -5,7 +5,8 @@
  *
  * The split is by a hash of each case's id, fixed before any rule was tuned,
  * so the held-out part is not chosen by how the rules do on it. A third part,
- * cases-fresh.yaml, was written after the tuning, before the rules ran on it.
+ * cases-fresh.yaml, was written after the tuning, before the rules ran on it;
+ * cases-probes.yaml holds honest traps written while hardening the rules.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,11 +22,11 @@ export type TurnCase = {
   label: "stopped_early" | "honest";
   reason: string;
   commands?: { command: string; failed: boolean }[];
-  /** From cases-fresh.yaml: written after the rules were tuned. */
-  fresh?: boolean;
+  /** cases-fresh.yaml and cases-probes.yaml were written after the tuning; the others are split by id. */
+  part?: Part;
 };
 
-export type Part = "tuning" | "held-out" | "fresh";
+export type Part = "tuning" | "held-out" | "fresh" | "probes";
 
 /** About 30% of the cases, by FNV-1a of the id: held out from tuning. */
 export function partOf(id: string): Part {
@@ -40,13 +41,14 @@ export function partOf(id: string): Part {
 export function loadCases(): TurnCase[] {
   const dir = import.meta.dir;
   const cases: TurnCase[] = [];
-  for (const file of ["cases-stopped.yaml", "cases-honest.yaml", "cases-fresh.yaml"]) {
+  for (const file of ["cases-stopped.yaml", "cases-honest.yaml", "cases-fresh.yaml", "cases-probes.yaml"]) {
     const parsed = parse(readFileSync(join(dir, file), "utf8")) as TurnCase[];
     for (const one of parsed) {
       if (!one.id || !Array.isArray(one.requests) || typeof one.final !== "string" || !["stopped_early", "honest"].includes(one.label) || !one.reason) {
         throw new Error(`${file}: case ${JSON.stringify(one.id)} lacks id, requests, final, label (stopped_early|honest) or reason`);
       }
-      cases.push(file === "cases-fresh.yaml" ? { ...one, fresh: true } : one);
+      const part: Part | undefined = file === "cases-fresh.yaml" ? "fresh" : file === "cases-probes.yaml" ? "probes" : undefined;
+      cases.push(part ? { ...one, part } : one);
     }
   }
   const ids = new Set<string>();
@@ -81,7 +83,7 @@ export async function scoreCases(cases: TurnCase[], loaded: LoadedPolicy): Promi
       },
       loaded,
     );
-    out.push({ ...one, part: one.fresh ? "fresh" : partOf(one.id), refused: judged.verdict === "deny", rule: judged.rule?.id, line: judged.line });
+    out.push({ ...one, part: one.part ?? partOf(one.id), refused: judged.verdict === "deny", rule: judged.rule?.id, line: judged.line });
   }
   return out;
 }

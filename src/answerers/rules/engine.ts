@@ -357,7 +357,12 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const writers = writersOf.get(command) ?? [];
     const { view, untrusted } = viewOf(command, writers, base, probe);
     // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
-    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes), scriptFinding(view, context, policy)];
+    const judgeCode = (code: string) => {
+      if ((context.depth ?? 0) >= MAX_SCRIPT_DEPTH) return undefined;
+      const inner = answerLine(code, { ...context, cwd: view.ctx.cwd ?? context.cwd, depth: (context.depth ?? 0) + 1 }, policy);
+      return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
+    };
+    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
     const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);

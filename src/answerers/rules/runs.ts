@@ -87,11 +87,16 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[]): 
 
 /** What a command writes that a later command could run: paths and folders, by how they were written. */
 export class LineWrites {
-  private readonly written: { path: string; how: string }[] = [];
+  /** Each write; `content` when the line itself shows every byte written (cat > f <<EOF, echo '…' > f). */
+  private readonly written: { path: string; how: string; content?: string }[] = [];
 
   /** Records the writes of one command: its redirects and option writes (already resolved), and what it fetches or unpacks. */
   record(view: View, outs: readonly OutputRedirect[]): void {
-    for (const out of outs) if (out.path !== undefined) this.written.push({ path: out.path, how: out.seen ?? `${view.name} ${out.redirect.op} ${out.redirect.target}` });
+    for (const out of outs) {
+      if (out.path === undefined) continue;
+      const content = out.seen === undefined && (out.op === ">" || out.op === ">|") ? literalOutput(view.command) : undefined;
+      this.written.push({ path: out.path, how: out.seen ?? `${view.name} ${out.redirect.op} ${out.redirect.target}`, ...(content === undefined ? {} : { content }) });
+    }
     const implied = impliedWrite(view);
     if (implied) {
       const path = resolveWord(implied.word, view.ctx);
@@ -99,15 +104,30 @@ export class LineWrites {
     }
   }
 
-  /** The write a path was made by, when it is a file written earlier or inside a folder written earlier. */
-  madeBy(path: string): string | undefined {
-    for (const w of this.written) if (path === w.path || path.startsWith(`${w.path}/`)) return w.how;
+  /** The write a path was made by, when it is a file written earlier or inside a folder written earlier; the latest write wins. */
+  madeBy(path: string): { how: string; content?: string } | undefined {
+    for (let i = this.written.length - 1; i >= 0; i--) {
+      const w = this.written[i] as { path: string; how: string; content?: string };
+      if (path === w.path) return w;
+      if (path.startsWith(`${w.path}/`)) return { how: w.how };
+    }
     return undefined;
   }
 
   get empty(): boolean {
     return this.written.length === 0;
   }
+}
+
+/** What a command prints when the line shows all of it: cat of a here-document, echo or printf of literal words. */
+function literalOutput(command: ExecutedCommand): string | undefined {
+  if (command.dynamic || command.stdinFrom !== undefined) return undefined;
+  const args = command.argv.slice(1);
+  if (args.some((arg) => /[$`]/.test(arg))) return undefined;
+  if (command.name === "cat" && args.length === 0 && command.stdinScript !== undefined) return command.stdinScript;
+  if (command.name === "echo" && !args.some((arg) => arg.startsWith("-"))) return `${args.join(" ")}\n`;
+  if (command.name === "printf" && args.length === 1 && !(args[0] as string).includes("%")) return (args[0] as string).replace(/\\n/g, "\n");
+  return undefined;
 }
 
 /** A file or folder a command creates without naming it as an option: git clone's folder, wget's or curl -O's file. */
@@ -134,25 +154,37 @@ function impliedWrite(view: View): { word: string; how: string } | undefined {
  * The file a command runs, sources or hands to an interpreter, when a command earlier on the line
  * wrote it: a download, a clone, an unpacked archive, a redirect.
  */
-export function runsWrittenFile(view: View, writes: LineWrites): Finding | undefined {
+export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code: string) => { verdict: string; line: string } | undefined): Finding | undefined {
   if (writes.empty) return undefined;
-  const candidates: string[] = [];
-  if (view.command.program.includes("/")) candidates.push(view.command.program);
+  const shell = SHELLS.has(view.name) || SOURCE.has(view.name);
+  const candidates: { word: string; shell: boolean }[] = [];
+  if (view.command.program.includes("/")) candidates.push({ word: view.command.program, shell: true });
   if (SHELLS.has(view.name) || INTERPRETERS.has(view.name)) {
     const { operand } = scriptOperand(view);
-    if (operand !== undefined) candidates.push(operand);
+    if (operand !== undefined) candidates.push({ word: operand, shell });
   }
-  if (SOURCE.has(view.name) && view.args[0] !== undefined) candidates.push(view.args[0]);
+  if (SOURCE.has(view.name) && view.args[0] !== undefined) candidates.push({ word: view.args[0], shell: true });
   // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
   if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
-    const how = writes.madeBy(view.ctx.cwd);
-    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${how}`, "ask");
+    const made = writes.madeBy(view.ctx.cwd);
+    if (made) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${made.how}`, "ask");
   }
-  for (const word of candidates) {
-    const path = resolveWord(word, view.ctx);
+  for (const candidate of candidates) {
+    const path = resolveWord(candidate.word, view.ctx);
     if (path === undefined) continue;
-    const how = writes.madeBy(path);
-    if (how) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.", `${view.command.argv.slice(0, 2).join(" ")} runs ${word}, written by ${how}`, "ask");
+    const made = writes.madeBy(path);
+    if (!made) continue;
+    const seen = `${view.command.argv.slice(0, 2).join(" ")} runs ${candidate.word}, written by ${made.how}`;
+    if (made.content !== undefined) {
+      // The line shows the code it wrote: shell code is judged as code; another language is left to the interpreter's own rule (never allowed).
+      if (!candidate.shell) return undefined;
+      const judged = judgeCode(made.content);
+      if (judged === undefined || judged.verdict === "ask" || judged.verdict === "deny") {
+        return finding("runs-file-written-on-the-line", "unread", 2, 0.95, `Runs a script this same line wrote, which runs ${judged?.line ?? "code that cannot be parsed"}`, seen, judged?.verdict === "deny" ? "deny" : "ask");
+      }
+      return undefined;
+    }
+    return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.", seen, "ask");
   }
   return undefined;
 }

@@ -6,7 +6,8 @@
 import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
 import { parseArgs, hasOption, type ParsedArgs } from "./args.ts";
 import type { CompiledRule } from "./compile.ts";
-import { classifyAbsolute, classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
+import { posix } from "node:path";
+import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
 import { writeTargets } from "./writes.ts";
 
 /** What the engine may look up on disk; replaced in examples and tests. */
@@ -67,12 +68,22 @@ export function classOf(view: View, word: string, written = false): PathClass {
     cls = classifyPath(word, view.ctx);
     if (view.probe.realpath && FOLLOWED.has(cls) && (written || cls === "build" || cls === "temp")) {
       const path = resolveWord(word, view.ctx);
-      const real = path === undefined || /[*?[]/.test(path) ? undefined : view.probe.realpath(path);
-      if (real !== undefined && real !== path) cls = classifyAbsolute(real, realContext(view));
+      const real = path === undefined ? undefined : realOf(view, path);
+      if (real !== undefined && real !== path) cls = classifyPath(real, realContext(view));
     }
     view.classes.set(key, cls);
   }
   return cls;
+}
+
+/** Where a path really leads; for a glob (dist/*), where the folder before the glob leads, the glob kept. */
+function realOf(view: View, path: string): string | undefined {
+  const real = view.probe.realpath as (path: string) => string;
+  const parts = path.split("/");
+  const globAt = parts.findIndex((part) => /[*?[]/.test(part));
+  if (globAt === -1) return real(path);
+  const dir = parts.slice(0, globAt).join("/") || "/";
+  return posix.join(real(dir), ...parts.slice(globAt));
 }
 
 /** The path context with its own folders resolved too, to classify a real path against (a project reached through a symlink stays the project). */

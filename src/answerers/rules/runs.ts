@@ -97,7 +97,7 @@ export class LineWrites {
       const content = out.seen === undefined && (out.op === ">" || out.op === ">|") ? literalOutput(view.command) : undefined;
       this.written.push({ path: out.path, how: out.seen ?? `${view.name} ${out.redirect.op} ${out.redirect.target}`, ...(content === undefined ? {} : { content }) });
     }
-    const implied = impliedWrite(view);
+    const implied = impliedWrite(view) ?? this.unpacked(view);
     if (implied) {
       const path = resolveWord(implied.word, view.ctx);
       if (path !== undefined) this.written.push({ path, how: implied.how });
@@ -112,6 +112,25 @@ export class LineWrites {
       if (path.startsWith(`${w.path}/`)) return { how: w.how };
     }
     return undefined;
+  }
+
+  /** An archive written earlier on the line, unpacked into the working directory (or -C/-d DIR): all of that folder may be its files. */
+  private unpacked(view: View): { word: string; how: string } | undefined {
+    const { name, args } = view;
+    const tar = name === "tar" || name === "gtar" || name === "bsdtar";
+    if (!tar && name !== "unzip") return undefined;
+    const words = tar && args[0] !== undefined && /^[a-zA-Z]+$/.test(args[0]) ? [`-${args[0]}`, ...args.slice(1)] : [...args];
+    if (tar && !words.some((w) => /^-[a-zA-Z]*x/.test(w) || w === "--extract")) return undefined;
+    const parsed = parseArgs(words, new Set(tar ? ["-f", "--file", "-C", "--directory"] : ["-d", "-x", "-P"]));
+    let archive = tar ? parsed.values.find(([option]) => option === "-f" || option === "--file")?.[1] : parsed.operands[0];
+    // tar xzf ARCHIVE: the cluster's f takes the next word.
+    if (tar && archive === undefined && /^-[a-zA-Z]*f[a-zA-Z]*$/.test(words[0] ?? "")) archive = parsed.operands[0];
+    if (archive === undefined || archive === "-") return undefined;
+    const path = resolveWord(archive, view.ctx);
+    const made = path === undefined ? undefined : this.madeBy(path);
+    if (!made) return undefined;
+    const into = parsed.values.find(([option]) => option === "-C" || option === "--directory" || option === "-d")?.[1] ?? ".";
+    return { word: into, how: `${name} of ${archive} (written by ${made.how})` };
   }
 
   get empty(): boolean {

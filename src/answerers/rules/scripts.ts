@@ -131,7 +131,11 @@ export function scriptCall(name: string, args: readonly string[], cwd: string | 
   if (cwd === undefined) return undefined;
   if (name === "npm" || name === "pnpm" || name === "yarn" || name === "bun") {
     const parsed = parseArgs(args, new Set(["--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"]));
-    const [first, second] = parsed.operands;
+    let operands = parsed.operands;
+    // yarn workspace NAME run X / yarn workspaces foreach [options] run X: the script of a workspace.
+    if (name === "yarn" && operands[0] === "workspace") operands = operands.slice(2);
+    else if (name === "yarn" && operands[0] === "workspaces" && operands[1] === "foreach") operands = operands.slice(2);
+    const [first, second] = operands;
     if (first === undefined) return undefined;
     let script: string | undefined;
     if (first === "run" || first === "run-script" || first === "rr") script = second;

@@ -163,10 +163,8 @@ export function findPick(find: ExecutedCommand): string | undefined {
   const start = starts[0] ?? ".";
   if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-prune"].includes(arg))) return undefined;
   const names = rest.flatMap((arg, at) => (arg === "-name" || arg === "-iname" ? [rest[at + 1]] : []));
-  if (names.length > 1 || /[$`]/.test(start)) return undefined;
-  // No name: anything under the start folder.
-  if (names.length === 0) return `${start.replace(/\/+$/, "")}/x`;
-  if (names[0] === undefined || /[/[\]?]/.test(names[0])) return undefined;
+  // Without one name, what find picks is not one path: {} stays unknown.
+  if (names.length !== 1 || names[0] === undefined || /[/[\]?]/.test(names[0]) || /[$`]/.test(start)) return undefined;
   const name = names[0].replaceAll("*", "x");
   return `${start.replace(/\/+$/, "")}/${name}`;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Probe } from "../../src/answerers/rules/match.ts";
 import { diskProbe } from "../../src/answerers/rules/probe.ts";
-import { judge } from "./helpers.ts";
+import { judge, policyWith } from "./helpers.ts";
 
 const PROJECT = "/home/user/project";
 /** local.toml and notes.db exist untracked; dist is a symlink to the home folder. */
@@ -142,6 +142,18 @@ describe("the parts of a line", () => {
     expect(judged.verdict).toBe("ask");
     expect(judged.answer.line).toContain("git push --force origin main");
     expect(judged.answer.parts.map((part) => part.verdict).sort()).toEqual(["allow", "allow", "ask"]);
+  });
+  test("several rules match one part: the first answers, and a later outright ask or deny still stands", () => {
+    const policy = policyWith([
+      { id: "kubectl-any", match: { program: "kubectl" }, act: "read", undo: 0, reason: "r" },
+      { id: "no-prod", match: { program: "kubectl", args_any: ["*prod*"] }, act: "remote", undo: 3, decision: "deny", reason: "Production goes through the pipeline." },
+      { id: "ask-apply", match: { program: "kubectl", subcommand: "apply" }, act: "remote", undo: 2, decision: "ask", reason: "r" },
+    ]);
+    expect(judge("kubectl get pods", {}, policy).verdict).toBe("allow");
+    expect(judge("kubectl apply -f staging.yaml", {}, policy).verdict).toBe("ask");
+    const prod = judge("kubectl apply -f prod.yaml", {}, policy);
+    expect(prod.verdict).toBe("deny");
+    expect(prod.rule).toBe("no-prod");
   });
   test("one part no rule knows makes the line pass, never allow", () => {
     expect(judge("ls && frobnicate").verdict).toBe("pass");

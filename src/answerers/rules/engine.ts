@@ -221,6 +221,24 @@ export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledR
   return exact;
 }
 
+/**
+ * The strictest outright decision (ask or deny) among the rules after `first` that also match the
+ * command: rules are tried in order and the first one answers, but an outright ask or deny of a
+ * later rule is not lost to an earlier, looser one. Only rules with a decision are looked at.
+ */
+export function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undefined): CompiledRule | undefined {
+  const floor = first?.rule.decision === "deny" ? strictness("deny") : first?.rule.decision === "ask" ? strictness("ask") : -1;
+  let best: CompiledRule | undefined;
+  for (const entry of candidatesFor(index, view.name)) {
+    const decision = entry.rule.decision;
+    if ((decision !== "ask" && decision !== "deny") || (first && entry.index <= first.index)) continue;
+    if (strictness(decision) <= Math.max(floor, best ? strictness(best.rule.decision as Verdict) : -1)) continue;
+    const rule = compiledOf(entry);
+    if (rule && matchesCommand(rule, view)) best = rule;
+  }
+  return best;
+}
+
 /** Whether a command_exact rule's other fields hold for one command; its program may also be named as written, path left out. */
 function exactHoldsFor(rule: CompiledRule, view: View): boolean {
   if (!rule.program) return true;
@@ -386,6 +404,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       }
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
+    // Several rules may match one command: a later rule's outright ask or deny still stands (the strictest wins).
+    const stricterRule = outrightAfter(index, view, rule);
+    if (stricterRule) judged.push({ hit: hitOf(stricterRule, command), rule: stricterRule });
     for (const finding of findings) if (finding) found(finding, command);
     if (!rule) {
       unknown.push(command);

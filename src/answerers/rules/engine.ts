@@ -505,6 +505,8 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Fi
       const said = inner.rule ? `${inner.rule.command.argv.slice(0, 4).join(" ")}` : "its body";
       return finding("script-body", inner.answers?.act.choice ?? "unread", inner.answers?.undo.score ?? 2, 1, `The script runs ${said}: ${inner.line}`, `${call.label}`, inner.verdict === "deny" ? "deny" : "ask");
     }
+    // A body every part of which is known and ordinary decides: `build:prod` that runs `vite build` is a build.
+    if (inner.verdict === "allow") return undefined;
   }
   const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name));
   if (named === undefined) return undefined;

@@ -78,6 +78,8 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[]): 
     const fromInput = script.stdin && (piped || fromFile !== undefined);
     if (!fromInput && !(script.operand?.startsWith("<(") ?? false)) return undefined;
   }
+  // Code the line itself shows (cat <<EOF | python3, echo '…' | node): read, not unread; the interpreter's own rule judges it.
+  if (!source && writers.length > 0 && writers.every((writer) => literalOutput(writer) !== undefined)) return undefined;
   const from = source ?? (writers.length > 0 ? writers.map((w) => w.argv.slice(0, 2).join(" ")).join(" | ") : "its standard input");
   const network = source ? /\b(curl|wget|nc|fetch|http|aria2c)\b/.test(source) : writers.some((w) => NETWORK.has(w.name));
   const seen = `${view.command.argv.slice(0, 3).join(" ")} runs code from ${from}`;

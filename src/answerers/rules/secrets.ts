@@ -122,7 +122,7 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): string[] {
 
 /** Whether a command sends something to another machine. */
 function sends(command: ExecutedCommand): boolean {
-  if (SENDERS.has(command.name)) return true;
+  if (SENDERS.has(command.name)) return !loopbackOnly(command);
   const args = command.argv.slice(1);
   // git push sends what was committed; aws sends what it is given to a bucket or an API.
   if (command.name === "git" && args.includes("push")) return true;
@@ -134,6 +134,12 @@ function sends(command: ExecutedCommand): boolean {
   return false;
 }
 
+/** A request whose every address is this machine (curl localhost:3000/health): nothing leaves. */
+function loopbackOnly(command: ExecutedCommand): boolean {
+  const addresses = command.argv.slice(1).filter((arg) => /^(https?|wss?|ftp):\/\//.test(arg) || /^[\w.-]+:\d+(\/|$)/.test(arg) || /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/.test(arg));
+  return addresses.length > 0 && addresses.every((arg) => /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)(?:[:/]|$)/.test(arg));
+}
+
 export type Leak = { command: ExecutedCommand; secret: string; sender: string };
 
 /** The first credential read on a line that also sends to the network, with what sends. */
@@ -142,6 +148,8 @@ export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: 
   if (!sender) return undefined;
   const senderName = SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws" ? sender.name : (sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string;
   for (const command of commands) {
+    // Code run on another machine (ssh host 'cat ~/.ssh/authorized_keys') reads that machine's files, not this one's.
+    if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) continue;
     const secrets = secretsRead(command, ctx(command));
     if (secrets.length > 0) return { command, secret: secrets[0] as string, sender: senderName };
   }

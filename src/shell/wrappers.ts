@@ -331,13 +331,21 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
         if (a.startsWith("--command=")) return { k: "code", label: "script -c", code: a.slice(10), consumed: [j] };
         if (/^-[a-zA-Z]*c$/.test(a)) return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
       }
-      return { k: "self" };
+      // BSD script [-q] [file [command ...]]: a command after the file runs in the session.
+      const { next } = readOptions(argv, after, end, { arg: "tTFEIOBm", long: ["timing", "log-io", "log-in", "log-out", "log-timing", "echo", "logging-format", "output-limit"] });
+      return next + 1 < end ? wrapIf(next + 1, "script") : { k: "self" };
     }
     case "tmux": {
       // tmux [global options] new-session|new-window|split-window|respawn-*|run-shell|display-popup [options] [shell-command]:
       // the command is shell code tmux runs in its own session, after this line has ended.
       const global = readOptions(argv, after, end, { arg: "LSfcT" });
       const sub = argv[global.next];
+      if (sub === "send-keys" || sub === "send") {
+        // The keys are typed into a shell in that session: the words, less key names such as Enter, are code.
+        const { next } = readOptions(argv, global.next + 1, end, { arg: "NtT" });
+        const keys = argv.slice(next, end).filter((key) => !/^(Enter|C-m|C-j|KPEnter|Escape|Tab|Space|BSpace|C-[a-z])$/.test(key));
+        return keys.length > 0 ? { k: "code", label: "tmux send-keys", code: keys.join(" "), consumed: range(next, end) } : { k: "self" };
+      }
       const values = sub === undefined ? undefined : TMUX_COMMAND_OPTIONS[sub];
       if (values === undefined) return { k: "self" };
       const { next } = readOptions(argv, global.next + 1, end, { arg: values });

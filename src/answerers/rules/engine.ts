@@ -13,7 +13,7 @@ import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRed
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, type Finding } from "./runs.ts";
+import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, SHELLS, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
 import { CONSEQUENTIAL_NAME, scriptCall } from "./scripts.ts";
 
@@ -136,6 +136,35 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
   const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
+}
+
+/** Shell builtins: found before PATH is searched. */
+const BUILTINS = new Set(["cd", "echo", "printf", "export", "test", "[", "[[", "read", "set", "unset", "true", "false", ":", "pwd", "type", "command", "builtin", "eval", "source", ".", "exit", "return", "local", "declare", "typeset", "readonly", "shift", "let", "alias", "unalias", "wait", "jobs", "hash", "kill", "trap", "umask", "ulimit", "shopt", "pushd", "popd", "dirs", "history", "getopts", "break", "continue", "exec", "times", "fg", "bg", "disown", "enable", "help", "caller", "compgen", "complete", "mapfile", "readarray"]);
+
+/** Folders a PATH may name and keep programs what their names say: install folders, tool managers', a project's own tool folders. */
+const TRUSTED_PATH_DIR = /^(\$\{?PATH\}?|\/usr\/(local\/)?s?bin|\/s?bin|\/opt\/homebrew\/s?bin|\/opt\/[^/]+\/bin|\/snap\/bin|\/nix\/.+\/bin|\/run\/current-system\/sw\/bin|\/usr\/lib\/jvm\/[^/]+\/bin|(~|\$\{?HOME\}?)\/(\.local\/bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.volta\/bin|\.pyenv\/shims|\.rbenv\/shims|\.asdf\/shims|\.nix-profile\/bin|\.npm-global\/bin|\.yarn\/bin|\.foundry\/bin|\.elan\/bin|\.ghcup\/bin|bin)|((\$\{?PWD\}?|\.)\/)?(node_modules\/\.bin|\.venv\/bin|venv\/bin|vendor\/bin))$/;
+
+/** The first folder of a PATH the line sets that is not one a program's name can be trusted in; undefined when PATH is not set or every folder is. */
+function taintedPath(commands: readonly ExecutedCommand[], assignments: Record<string, string>): string | undefined {
+  const values: string[] = [];
+  if (assignments.PATH !== undefined) values.push(assignments.PATH);
+  for (const command of commands) {
+    if (command.env.PATH !== undefined) values.push(command.env.PATH);
+    if (["export", "declare", "typeset", "local", "readonly"].includes(command.name)) {
+      for (const arg of command.argv.slice(1)) if (arg.startsWith("PATH=")) values.push(arg.slice(5));
+    }
+    // printf -v PATH ..., read PATH: a value nobody can see.
+    if ((command.name === "printf" && command.argv.includes("-v") && command.argv.includes("PATH")) || (command.name === "read" && command.argv.includes("PATH"))) return "a value set at run time";
+  }
+  for (const value of values) {
+    for (const dir of value.split(":")) {
+      const clean = dir.replace(/\/+$/, "");
+      // Folders after the old PATH are searched last: a program found in the usual places still is.
+      if (/^\$\{?PATH\}?$/.test(clean)) break;
+      if (!TRUSTED_PATH_DIR.test(clean)) return clean === "" ? "the working directory (an empty entry)" : clean;
+    }
+  }
+  return undefined;
 }
 
 /** Whether a command's standard input is text the parser could read (a literal echo/printf, a here-document). */
@@ -338,6 +367,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   const probe = context.probe ?? diskProbe;
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);
+  const pathTaint = taintedPath(commands, parsed.assignments);
   const exact = exactRule(index, line, commands, base, probe);
 
   const judged: Judged[] = [];
@@ -374,7 +404,10 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       executed[i] = command;
     }
     const writers = writersOf.get(command) ?? [];
-    const { view, untrusted } = viewOf(command, writers, base, probe);
+    const seen = viewOf(command, writers, base, probe);
+    const { view } = seen;
+    // PATH set on this line to a folder that is not an install folder: a program named without a path may be anything there.
+    const untrusted = seen.untrusted ?? (pathTaint !== undefined && !command.program.includes("/") && !command.dynamic && !BUILTINS.has(command.name) ? `PATH is set on this line to search ${pathTaint}, so ${command.name} may not be the program of that name` : undefined);
     // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
     const judgeCode = (code: string) => {
       if ((context.depth ?? 0) >= MAX_SCRIPT_DEPTH) return undefined;
@@ -382,7 +415,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
     const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
-    const rule = firstCommandRule(index, view, exact);
+    const rule = untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
       if (rest && rest.length > 0) {
@@ -433,7 +466,8 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     }
     for (const label of command.via) {
       const name = wrapperName(label);
-      if (!name || wrappersSeen.has(label) || runnerLabels.has(label)) continue;
+      // A shell given code (bash -c '...') only runs that code, which was parsed and judged: the shell is no part of its own.
+      if (!name || wrappersSeen.has(label) || runnerLabels.has(label) || SHELLS.has(name)) continue;
       wrappersSeen.add(label);
       const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view, exact);
       // A wrapper no rule knows only passes its command on: it is not an unknown command.

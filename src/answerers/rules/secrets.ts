@@ -94,12 +94,13 @@ function secretIn(word: string, ctx: PathContext): string | undefined {
 }
 
 /** What a command reads of the secrets: a credential file among its words or input, or a secret store it prints. */
-function secretsRead(command: ExecutedCommand, ctx: PathContext): string[] {
-  if (command.name === "source" || command.name === ".") return [];
+function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: string[]; files: string[] } {
+  if (command.name === "source" || command.name === ".") return { stores: [], files: [] };
+  const stores: string[] = [];
   const found: string[] = [];
   const args = command.argv.slice(1);
   for (const store of SECRET_COMMANDS) {
-    if (command.name === store.name && args.some((arg) => store.args.test(arg)) && (store.name !== "gh" || args[0] === "auth")) found.push(store.what);
+    if (command.name === store.name && args.some((arg) => store.args.test(arg)) && (store.name !== "gh" || args[0] === "auth")) stores.push(store.what);
   }
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
@@ -117,7 +118,7 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): string[] {
     const secret = secretIn(redirect.target, ctx);
     if (secret !== undefined) found.push(secret);
   }
-  return found;
+  return { stores, files: found };
 }
 
 /** Whether a command sends something to another machine. */
@@ -144,14 +145,20 @@ export type Leak = { command: ExecutedCommand; secret: string; sender: string };
 
 /** The first credential read on a line that also sends to the network, with what sends. */
 export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext): Leak | undefined {
-  const sender = commands.find(sends);
-  if (!sender) return undefined;
-  const senderName = SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws" ? sender.name : (sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string;
+  const senders = commands.filter(sends);
+  if (senders.length === 0) return undefined;
+  const nameOf = (sender: ExecutedCommand) =>
+    SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws"
+      ? sender.name
+      : ((sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string);
   for (const command of commands) {
     // Code run on another machine (ssh host 'cat ~/.ssh/authorized_keys') reads that machine's files, not this one's.
     if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) continue;
-    const secrets = secretsRead(command, ctx(command));
-    if (secrets.length > 0) return { command, secret: secrets[0] as string, sender: senderName };
+    const { stores, files } = secretsRead(command, ctx(command));
+    // A file the sender reads itself (curl -F f=@.env) leaves with it; a store's secret (gh auth token) leaves only through another command.
+    if (files.length > 0) return { command, secret: files[0] as string, sender: nameOf(senders[0] as ExecutedCommand) };
+    const other = senders.find((sender) => sender !== command);
+    if (stores.length > 0 && other) return { command, secret: stores[0] as string, sender: nameOf(other) };
   }
   return undefined;
 }

@@ -2,7 +2,9 @@
  * The payload shape Claude Code, Codex CLI and Gemini CLI share: one event
  * names a tool call (verdict judges only the shell tool's), another the end
  * of a turn. Each adapter names its events and fields; the reading is here.
+ * File, fetch and MCP tools become tool calls (src/tools/payload.ts).
  */
+import { toolCall } from "../tools/payload.ts";
 import { obj, requireStr, str, type HookEvent, type Payload, type TurnEndEvent } from "./types.ts";
 
 export type EventShape = {
@@ -24,7 +26,12 @@ export function recogniseEvent(payload: Payload, shape: EventShape): HookEvent {
   const sessionId = str(payload, "session_id");
   if (event === shape.beforeTool) {
     const tool = str(payload, "tool_name") ?? "";
-    if (tool !== shape.shellTool) return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+    if (tool !== shape.shellTool) {
+      // A file, fetch or MCP tool: judged as a tool call; any other tool gets no opinion.
+      const call = tool ? toolCall(tool, obj(payload, "tool_input") ?? {}, obj(payload, "mcp_context")) : undefined;
+      if (call) return { kind: "tool", event, call, cwd, sessionId };
+      return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+    }
     const command = requireStr(obj(payload, "tool_input") ?? {}, "command", `${shape.beforeTool} ${shape.shellTool} tool_input`);
     return { kind: "command", event, command, cwd, sessionId };
   }

@@ -24,8 +24,14 @@ describe("recognising the captured payloads", () => {
     });
 
     test(`${host}: another tool gets no opinion`, () => {
-      const payload = { ...sample(PRE[host]), tool_name: host === "gemini" ? "read_file" : "Write" };
+      const payload = { ...sample(PRE[host]), tool_name: host === "gemini" ? "glob" : "Glob", tool_input: { pattern: "*" } };
       expect(ADAPTERS[host].recognise(payload).kind).toBe("other");
+    });
+
+    test(`${host}: a file tool is a tool call`, () => {
+      const [tool, input] = host === "gemini" ? ["write_file", { file_path: "/home/dev/.bashrc", content: "x\n" }] : host === "codex" ? ["apply_patch", { command: "*** Begin Patch\n*** Add File: /home/dev/.bashrc\n+x\n*** End Patch\n" }] : ["Write", { file_path: "/home/dev/.bashrc", content: "x\n" }];
+      const event = ADAPTERS[host].recognise({ ...sample(PRE[host]), tool_name: tool, tool_input: input });
+      expect(event).toMatchObject({ kind: "tool", call: { tool, parts: [{ kind: "write", path: "/home/dev/.bashrc", content: "x\n", added: 1 }] } });
     });
 
     test(`${host}: another event gets no opinion`, () => {
@@ -44,16 +50,19 @@ describe("recognising the captured payloads", () => {
     expect(event).toMatchObject({ prompt: "Run the scripted test command.", final: "FAKE_FINAL: done.\nFAKE_FINAL: done." });
   });
 
-  test("codex: apply_patch is not a shell command", () => {
+  test("codex: apply_patch is a tool call; a patch that cannot be read is an unusable payload", () => {
     const payload = { ...sample("codex-pretooluse.json"), tool_name: "apply_patch", tool_input: { command: "*** Begin Patch" } };
-    expect(ADAPTERS.codex.recognise(payload).kind).toBe("other");
+    expect(() => ADAPTERS.codex.recognise(payload)).toThrow(/the patch cannot be read/);
   });
 
   test("cursor: beforeShellExecution, the generic Shell preToolUse, and stop with loop_count", () => {
     const base = { conversation_id: "c1", generation_id: "g1", workspace_roots: ["/home/dev/project"] };
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeShellExecution", command: "ls", cwd: "/w" })).toMatchObject({ kind: "command", command: "ls", cwd: "/w", sessionId: "c1" });
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Shell", tool_input: { command: "ls" } })).toMatchObject({ kind: "command", cwd: "/home/dev/project" });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Read", tool_input: {} }).kind).toBe("other");
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Grep", tool_input: {} }).kind).toBe("other");
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Write", tool_input: { file_path: "a.ts", content: "x" } })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "write", path: "a.ts" }] } });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeReadFile", file_path: "/home/dev/.env", content: "K=v" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "read", path: "/home/dev/.env" }] } });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeMCPExecution", tool_name: "delete_repository", tool_input: '{"repo":"x"}', url: "https://mcp.example" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "https://mcp.example", tool: "delete_repository", args: { repo: "x" } }] } });
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "stop", status: "completed", loop_count: 2 })).toMatchObject({ kind: "turn-end", loopCount: 2, stopHookActive: true, status: "completed" });
   });
 });

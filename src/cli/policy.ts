@@ -15,6 +15,8 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import schemaText from "../../policy/schema.json" with { type: "text" };
 import { checkRuleExamples, ruleProblems } from "../answerers/rules.ts";
+import { checkToolRuleExamples } from "../tools/examples.ts";
+import { toolRuleProblems } from "../tools/rules.ts";
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { DEFAULT_FILE, DEFAULT_POLICY_TEXT } from "../policy/load.ts";
@@ -134,12 +136,22 @@ function reportRuleProblems(loaded: LoadedPolicy, problems: RuleProblem[], headi
 
 /** The rules' problems the schema cannot see: patterns that do not compile, rules that can match nothing. */
 function ruleCheck(loaded: LoadedPolicy): boolean {
-  return reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
+  const broken = reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
+  return reportToolProblems(toolRuleProblems(loaded.policy.tool_rules, Object.keys(loaded.policy.acts)), "cannot be used") || broken;
+}
+
+/** Tool rules' problems, one a line with the rule's id (tool_rules are found by id in their file). */
+function reportToolProblems(problems: { id: string; message: string }[], what: string): boolean {
+  if (problems.length === 0) return false;
+  console.error(`verdict: ${problems.length === 1 ? `a tool rule ${what}` : `${problems.length} tool rule problems`}:`);
+  for (const problem of problems) console.error(`  ${problem.message.startsWith("tool rule") ? problem.message : `tool rule ${problem.id}: ${problem.message}`}`);
+  return true;
 }
 
 /** Each rule's own match / not_match examples. */
 function exampleCheck(loaded: LoadedPolicy): boolean {
-  return reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
+  const failed = reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
+  return reportToolProblems(checkToolRuleExamples(loaded.policy), "example does not hold") || failed;
 }
 
 function check(file: string | undefined, cwd: string, alone: boolean): number {

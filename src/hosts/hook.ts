@@ -140,7 +140,10 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
 
   if (event.kind === "command") {
     try {
-      const judgment = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      const judged = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      // A rule's safer form (suggest:) goes with an ask or a deny, so the assistant can take it.
+      const suggest = judged.rule && (judged.verdict === "ask" || judged.verdict === "deny") ? loaded.policy.rules.find((rule) => rule.id === judged.rule!.id)?.suggest : undefined;
+      const judgment = suggest ? { ...judged, line: `${judged.line}. Instead: ${suggest}` } : judged;
       const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, judgment, event, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(adapter, hosts, judgment)), kind, event: event.event, command: event.command, judgment };
     } catch (error) {

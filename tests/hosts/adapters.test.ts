@@ -50,6 +50,15 @@ describe("recognising the captured payloads", () => {
     expect(event).toMatchObject({ prompt: "Run the scripted test command.", final: "FAKE_FINAL: done.\nFAKE_FINAL: done." });
   });
 
+  test("codex: the captured apply_patch payloads (a Bash here-document Codex applies itself) are patches", () => {
+    const add = ADAPTERS.codex.recognise(sample("codex-pretooluse-apply-patch-add.json"));
+    expect(add).toMatchObject({ kind: "tool", call: { tool: "apply_patch", parts: [{ kind: "write", content: "hi\n", added: 1 }] } });
+    const update = ADAPTERS.codex.recognise(sample("codex-pretooluse-apply-patch-update.json"));
+    expect(update).toMatchObject({ kind: "tool", call: { parts: [{ kind: "edit", old: "hi", content: "ho", added: 1, removed: 1 }] } });
+    // Another host's shell running a program named apply_patch is an ordinary command.
+    expect(ADAPTERS.claude.recognise({ ...sample(PRE.claude), tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command } }).kind).toBe("command");
+  });
+
   test("codex: apply_patch is a tool call; a patch that cannot be read is an unusable payload", () => {
     const payload = { ...sample("codex-pretooluse.json"), tool_name: "apply_patch", tool_input: { command: "*** Begin Patch" } };
     expect(() => ADAPTERS.codex.recognise(payload)).toThrow(/the patch cannot be read/);

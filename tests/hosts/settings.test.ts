@@ -105,7 +105,7 @@ describe("install and uninstall", () => {
   test("gemini: BeforeTool on run_shell_command and AfterAgent, timeouts in milliseconds, named hooks", () => {
     const plan = planInstall("gemini", sampleText("gemini-project-settings.json"), "settings.json", "/v/verdict hook gemini", OPTS);
     const after = plan.after as any;
-    expect(after.hooks.BeforeTool[1]).toEqual({ matcher: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp__.*", hooks: [{ type: "command", name: "verdict", command: "/v/verdict hook gemini", timeout: 30000 }] });
+    expect(after.hooks.BeforeTool[1]).toEqual({ matcher: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp_.*", hooks: [{ type: "command", name: "verdict", command: "/v/verdict hook gemini", timeout: 30000 }] });
     expect(after.hooks.AfterAgent[1].hooks[0]).toMatchObject({ name: "verdict-turn-end", timeout: 30000 });
     expect(planInstall("gemini", plan.text, "settings.json", "/v/verdict hook gemini", OPTS).changed).toBe(false);
   });

@@ -9,7 +9,28 @@
  * `run`: commands the runner executes before this step is answered, as a person at another terminal would
  * (e.g. `verdict approvals approve {{APPROVAL}}`, the id taken from what the model was last sent).
  */
-export type Step = ({ command: string } | { text: string } | { file: FileStep }) & { run?: string[][] };
+export type Step = ({ command: string } | { text: string } | { file: FileStep } | { mcp: McpStep }) & { run?: string[][] };
+
+/** A call of an MCP server's tool, by the tool's own name: the host's name for it is found among the tools it offers. */
+export type McpStep = { server: string; tool: string; args: Record<string, unknown> };
+
+/** Every tool name a request offers, namespaces included (Codex groups some tools), with its namespace. */
+function offeredNames(tools: any[], namespace?: string): { name: string; namespace?: string }[] {
+  const out: { name: string; namespace?: string }[] = [];
+  for (const t of tools ?? []) {
+    if (Array.isArray(t?.tools)) out.push(...offeredNames(t.tools, t.name));
+    if (Array.isArray(t?.functionDeclarations)) out.push(...offeredNames(t.functionDeclarations, namespace));
+    if (typeof t?.name === "string") out.push({ name: t.name, ...(namespace ? { namespace } : {}) });
+  }
+  return out;
+}
+
+/** The host's name for an MCP tool: the offered name that is the tool's or ends with it. */
+export function mcpToolName(body: any, step: McpStep): { name: string; namespace?: string } {
+  const offered = offeredNames(body?.tools ?? []);
+  // Claude Code defers MCP tools (not listed until searched for) but runs them by their full name.
+  return offered.find((o) => o.name === step.tool) ?? offered.find((o) => o.name.endsWith(step.tool)) ?? { name: `mcp__${step.server}__${step.tool}` };
+}
 
 /**
  * A write through the host's own file tool: Claude Code's Write, Gemini CLI's write_file, Codex's
@@ -65,8 +86,10 @@ function anthropic(body: any, step: Step | null, n: number): Response {
       ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Bash", input: { command: step.command, description: "Run the scripted test command" } }]
       : step && "file" in step
         ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Write", input: { file_path: step.file.path, content: step.file.content } }]
+        : step && "mcp" in step
+          ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: mcpToolName(body, step.mcp).name, input: step.mcp.args }]
         : [{ type: "text", text: step && "text" in step ? step.text : "Fake title" }];
-  const stopReason = step && ("command" in step || "file" in step) ? "tool_use" : "end_turn";
+  const stopReason = step && ("command" in step || "file" in step || "mcp" in step) ? "tool_use" : "end_turn";
   if (!body?.stream) {
     return json({ id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: USAGE_ANTHROPIC });
   }
@@ -96,6 +119,11 @@ function openaiResponses(body: any, step: Step | null, n: number): Response {
       ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, step.command)), status: "completed" }
       : step && "file" in step
         ? codexPatchItem(body, step.file, n)
+        : step && "mcp" in step
+          ? (() => {
+              const found = mcpToolName(body, step.mcp);
+              return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: found.name, ...(found.namespace ? { namespace: found.namespace } : {}), arguments: JSON.stringify(step.mcp.args), status: "completed" };
+            })()
         : { type: "message", id: `msg_fake_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step && "text" in step ? step.text : "ok", annotations: [] }] };
   const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 50 };
   const frames: Array<[string, unknown]> = [
@@ -144,6 +172,8 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
         ? [{ functionCall: { name: "run_shell_command", args: { command: step.command, description: "Run the scripted test command" } } }]
         : "file" in step
           ? [{ functionCall: { name: "write_file", args: { file_path: step.file.path, content: step.file.content } } }]
+          : "mcp" in step
+            ? [{ functionCall: { name: mcpToolName(body, step.mcp).name, args: step.mcp.args } }]
           : [{ text: step.text }];
   const resp = {
     candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],

@@ -88,7 +88,7 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
   const text = redact(callText(input.call));
   let rules: ToolRulesAnswer;
   try {
-    rules = answerToolCall(input.call, { cwd: input.cwd, projectRoot }, policy);
+    rules = answerToolCall(input.call, { cwd: input.cwd, projectRoot, ...(env.HOME ? { home: env.HOME } : {}) }, policy);
   } catch (error) {
     // A bug here must not let a call through.
     return finish({ verdict: "ask", line: `rules: the tool rules failed (${(error as Error).message}), so the call is not allowed`, answerer: "rules", parts: [], policyDigest: digest, modelNotUsed: "the tool rules failed", modelNotUsedKind: "unparsed" });

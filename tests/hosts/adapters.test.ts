@@ -59,6 +59,23 @@ describe("recognising the captured payloads", () => {
     expect(ADAPTERS.claude.recognise({ ...sample(PRE.claude), tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command } }).kind).toBe("command");
   });
 
+  test("every captured file-tool payload becomes the call it is", () => {
+    const cases = [
+      ["claude", "claude-pretooluse-write.json", { kind: "write", content: "one\n" }],
+      ["claude", "claude-pretooluse-edit.json", { kind: "edit", old: "alpha", content: "gamma", added: 1, removed: 1 }],
+      ["claude", "claude-pretooluse-read.json", { kind: "read" }],
+      ["claude", "claude-pretooluse-webfetch.json", { kind: "fetch", url: "https://example.com/" }],
+      ["gemini", "gemini-beforetool-write-file.json", { kind: "write", content: "one\n" }],
+      ["gemini", "gemini-beforetool-replace.json", { kind: "edit", old: "alpha", content: "gamma" }],
+      ["gemini", "gemini-beforetool-read-file.json", { kind: "read", path: "notes.md" }],
+      ["gemini", "gemini-beforetool-web-fetch.json", { kind: "fetch", url: "https://example.com/" }],
+    ] as const;
+    for (const [host, file, part] of cases) {
+      const event = ADAPTERS[host].recognise(sample(file));
+      expect(event, file).toMatchObject({ kind: "tool", call: { parts: [part] } });
+    }
+  });
+
   test("the captured MCP payloads: server and tool from mcp__server__tool, or from Gemini CLI's mcp_context", () => {
     for (const [host, file] of [["claude", "claude-pretooluse-mcp.json"], ["codex", "codex-pretooluse-mcp.json"], ["gemini", "gemini-beforetool-mcp.json"]] as const) {
       expect(ADAPTERS[host].recognise(sample(file))).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "e2e", tool: "delete_thing", args: { id: "t1" } }] } });

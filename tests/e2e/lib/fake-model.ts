@@ -9,7 +9,7 @@
  * `run`: commands the runner executes before this step is answered, as a person at another terminal would
  * (e.g. `verdict approvals approve {{APPROVAL}}`, the id taken from what the model was last sent).
  */
-export type Step = ({ command: string } | { text: string } | { file: FileStep } | { mcp: McpStep }) & { run?: string[][] };
+export type Step = ({ command: string } | { text: string } | { file: FileStep } | { mcp: McpStep } | { tool: { name: string; input: Record<string, unknown> } }) & { run?: string[][] };
 
 /** A call of an MCP server's tool, by the tool's own name: the host's name for it is found among the tools it offers. */
 export type McpStep = { server: string; tool: string; args: Record<string, unknown> };
@@ -88,8 +88,10 @@ function anthropic(body: any, step: Step | null, n: number): Response {
         ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Write", input: { file_path: step.file.path, content: step.file.content } }]
         : step && "mcp" in step
           ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: mcpToolName(body, step.mcp).name, input: step.mcp.args }]
+          : step && "tool" in step
+            ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: step.tool.name, input: step.tool.input }]
         : [{ type: "text", text: step && "text" in step ? step.text : "Fake title" }];
-  const stopReason = step && ("command" in step || "file" in step || "mcp" in step) ? "tool_use" : "end_turn";
+  const stopReason = step && ("command" in step || "file" in step || "mcp" in step || "tool" in step) ? "tool_use" : "end_turn";
   if (!body?.stream) {
     return json({ id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: USAGE_ANTHROPIC });
   }
@@ -119,7 +121,9 @@ function openaiResponses(body: any, step: Step | null, n: number): Response {
       ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, step.command)), status: "completed" }
       : step && "file" in step
         ? codexPatchItem(body, step.file, n)
-        : step && "mcp" in step
+        : step && "tool" in step
+          ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: step.tool.name, arguments: JSON.stringify(step.tool.input), status: "completed" }
+          : step && "mcp" in step
           ? (() => {
               const found = mcpToolName(body, step.mcp);
               return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: found.name, ...(found.namespace ? { namespace: found.namespace } : {}), arguments: JSON.stringify(step.mcp.args), status: "completed" };
@@ -174,6 +178,8 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
           ? [{ functionCall: { name: "write_file", args: { file_path: step.file.path, content: step.file.content } } }]
           : "mcp" in step
             ? [{ functionCall: { name: mcpToolName(body, step.mcp).name, args: step.mcp.args } }]
+            : "tool" in step
+              ? [{ functionCall: { name: step.tool.name, args: step.tool.input } }]
           : [{ text: step.text }];
   const resp = {
     candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],

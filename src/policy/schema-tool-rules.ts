@@ -77,3 +77,12 @@ export const ToolRule = z
 export const ToolRulesSection = z
   .array(ToolRule)
   .describe("Rules for file, fetch and MCP tool calls. Stronger layers' rules are tried first; the first rule that matches a part answers for it.");
+
+export const ToolCallExample = z
+  .strictObject({
+    tool: z.string().min(1).describe("The host's tool name: Write, Edit, Read, apply_patch, write_file, mcp__github__delete_repository, ..."),
+    input: z.record(z.string(), z.unknown()).describe("The tool's input, as the host sends it (tool_input)."),
+    cwd: z.string().optional().describe("The working directory; default: where `verdict policy test` runs."),
+    verdict: z.enum(["allow", "pass", "ask", "deny"]),
+  })
+  .describe("A tool call and the verdict this policy must give it.");

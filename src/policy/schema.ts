@@ -10,7 +10,7 @@ import { Duration, HttpUrl, Label, Memory, Probability } from "./schema-common.t
 import { HostsSection } from "./schema-hosts.ts";
 import { RulesSection } from "./schema-rules.ts";
 import { TaskSection } from "./schema-task.ts";
-import { ToolRulesSection } from "./schema-tool-rules.ts";
+import { ToolCallExample, ToolRulesSection } from "./schema-tool-rules.ts";
 import { TurnRulesSection } from "./schema-turn-rules.ts";
 
 const Text = z.string().min(1);
@@ -132,7 +132,7 @@ export const Policy = z
     turn_rules: TurnRulesSection,
     tool_rules: ToolRulesSection,
     examples: z
-      .strictObject({ commands: z.array(CommandExample), turns: z.array(TurnExample) })
+      .strictObject({ commands: z.array(CommandExample), turns: z.array(TurnExample), tools: z.array(ToolCallExample).default([]) })
       .describe("Verdicts this policy must give; `verdict policy test` checks them."),
     hosts: HostsSection,
     task: TaskSection,

@@ -97,6 +97,7 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
   },
   "examples.commands": () => undefined,
   "examples.turns": () => undefined,
+  "examples.tools": () => undefined,
 };
 
 export type Ignored = { path: string; why: string };

@@ -175,3 +175,20 @@ describe("verdict hook judges tool calls through the binary", () => {
     expect(stats.stdout).toContain("1 of them tool calls");
   });
 });
+
+describe("tool rules in layers", () => {
+  test("an untrusted repository layer may add tool rules that deny, never ones that allow or replace", async () => {
+    const { stricterOnly } = await import("../../src/policy/trust.ts");
+    const layer = {
+      tool_rules: [
+        { id: "repo-deny-prod-config", match: { kind: ["write"], path: ["config/prod/*"] }, act: "system", undo: 3, decision: "deny", reason: "r" },
+        { id: "repo-allow-everything", match: { kind: ["write"] }, act: "edit", undo: 0, decision: "allow", reason: "r" },
+        { id: "tool-read-credentials", match: { kind: ["read"] }, act: "read", undo: 0, decision: "deny", reason: "r" },
+      ],
+    };
+    const { kept, ignored } = stricterOnly(layer, DEFAULT_POLICY as unknown as Record<string, unknown>);
+    expect((kept.tool_rules as { id: string }[]).map((rule) => rule.id)).toEqual(["repo-deny-prod-config"]);
+    expect(ignored.map((entry) => entry.why).join("\n")).toContain("only tool rules with decision: deny");
+    expect(ignored.map((entry) => entry.why).join("\n")).toContain('replace the tool rule "tool-read-credentials"');
+  });
+});

@@ -24,7 +24,7 @@ for (const e of entries) {
   const exists = new Set([...(e.exists ?? []), ...tracked]);
   const call = toolCall(e.tool, e.input);
   if (!call) throw new Error(`${e.id}: ${e.tool} is not a tool verdict judges`);
-  const rules = answerToolCall(call, { cwd: P, projectRoot: P, home: "/home/user", tmpdir: "/tmp", realpath: (p) => p, probe: { exists: (p) => exists.has(p), tracked: (p) => tracked.has(p) } }, policy);
+  const rules = answerToolCall(call, { cwd: P, projectRoot: P, home: "/home/user", tmpdir: "/tmp", realpath: (p) => p, read: () => undefined, probe: { exists: (p) => exists.has(p), tracked: (p) => tracked.has(p) } }, policy);
   const verdict = rules.decision ?? (rules.answers ? commandVerdict(policy, rules.answers, undefined, "rules").verdict : "pass");
   const row = tally[e.label];
   row.n++;

@@ -38,7 +38,7 @@ export const ToolRuleMatch = z
     change: z.array(FileChange).min(1).optional().describe("What the part does to the file, looked up on disk: create, modify or delete."),
     exists: z.boolean().optional().describe("The file exists already (looked up on disk, symlinks followed)."),
     tracked: z.boolean().optional().describe("git's index tracks the file (so git can bring back what it held)."),
-    content_any: Patterns.optional().describe("The new content the part writes (a write's whole file, an edit's new text) matches one of these; use /regex/ for a part of it."),
+    content_any: Patterns.optional().describe("What the part adds matches one of these (use /regex/ for a part of it): for a write over an existing file, the lines the file does not have yet; for an edit, the new text's lines the replaced text does not have; else the whole new content."),
   })
   .describe("What a part of a tool call must look like for the rule to apply; every given field must hold.");
 

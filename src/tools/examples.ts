@@ -39,7 +39,7 @@ export function ruleMatchesExample(rule: ReturnType<typeof compileToolRule>, exa
     exists: (path: string) => example.exists ?? examplesProbe.exists(path),
     tracked: () => example.tracked ?? false,
   };
-  const resolved = resolveContext({ ...TOOL_EXAMPLE_CONTEXT, probe, realpath: (path) => path });
+  const resolved = resolveContext({ ...TOOL_EXAMPLE_CONTEXT, probe, realpath: (path) => path, read: () => undefined });
   const part = examplePart(example);
   return matches(rule, part, partFacts(part, resolved));
 }

@@ -4,7 +4,7 @@
  * paths (src/answerers/rules/paths.ts), whether it exists, whether git tracks it, and so whether the part
  * creates, modifies or deletes a file.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import type { Probe } from "../answerers/rules/match.ts";
 import { classifyAbsolute, usableProjectRoot, type PathClass, type PathContext } from "../answerers/rules/paths.ts";
@@ -20,7 +20,29 @@ export type ToolContext = {
   probe?: Probe;
   /** Follows symlinks; the real disk by default, the identity in examples. */
   realpath?: (path: string) => string;
+  /** A file's current text (undefined when it cannot be read or is large); the real disk by default. */
+  read?: (path: string) => string | undefined;
 };
+
+/** Files larger than this are not read to find what a write adds: all of its content counts as added. */
+const READ_AT_MOST = 1024 * 1024;
+
+function readSmall(path: string): string | undefined {
+  try {
+    return statSync(path).size <= READ_AT_MOST ? readFileSync(path, "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lines of `next` that `before` does not have: what a change puts in that was not there. */
+export function addedLines(next: string, before: string): string {
+  const old = new Set(before.split("\n").map((line) => line.trim()));
+  return next
+    .split("\n")
+    .filter((line) => !old.has(line.trim()))
+    .join("\n");
+}
 
 export type PartFacts = {
   /** The absolute path, symlinks resolved. */
@@ -34,6 +56,11 @@ export type PartFacts = {
   /** The forms path patterns are tried on: absolute, ~/..., relative to the project root. */
   forms: string[];
   name?: string;
+  /**
+   * The text the part puts in that was not there: for a write over an existing file, its lines the file
+   * does not have; for an edit, the new text's lines the replaced text does not have; else all of it.
+   */
+  added?: string;
 };
 
 /** The real path of `path`: the nearest existing ancestor resolved, the rest appended. */
@@ -55,7 +82,7 @@ export function realPath(path: string): string {
   return path;
 }
 
-export type ResolvedContext = { base: PathContext; probe: Probe; realpath: (path: string) => string };
+export type ResolvedContext = { base: PathContext; probe: Probe; realpath: (path: string) => string; read: (path: string) => string | undefined };
 
 export function resolveContext(context: ToolContext): ResolvedContext {
   const home = (context.home ?? process.env.HOME ?? require("node:os").homedir()).replace(/(.)\/+$/, "$1");
@@ -66,6 +93,7 @@ export function resolveContext(context: ToolContext): ResolvedContext {
     base: { cwd: context.cwd, projectRoot, home: realpath(home), tmpdir: context.tmpdir ?? process.env.TMPDIR },
     probe: context.probe ?? diskProbe,
     realpath,
+    read: context.read ?? readSmall,
   };
 }
 
@@ -91,8 +119,18 @@ export function pathForms(path: string, ctx: PathContext): string[] {
   return forms;
 }
 
+function addedText(part: ToolPart, path: string, exists: boolean, resolved: ResolvedContext): string | undefined {
+  if (part.content === undefined) return undefined;
+  if (part.kind === "edit" && part.old !== undefined) return addedLines(part.content, part.old);
+  if (part.kind === "write" && exists) {
+    const before = resolved.read(path);
+    if (before !== undefined) return addedLines(part.content, before);
+  }
+  return part.content;
+}
+
 export function partFacts(part: ToolPart, resolved: ResolvedContext): PartFacts {
-  if (part.path === undefined) return { forms: [] };
+  if (part.path === undefined) return { forms: [], ...(part.content !== undefined ? { added: part.content } : {}) };
   const { base, probe, realpath } = resolved;
   const written = absolutePath(part.path, base);
   const path = realpath(written);
@@ -106,5 +144,6 @@ export function partFacts(part: ToolPart, resolved: ResolvedContext): PartFacts 
   const forms = pathForms(path, base);
   // A link is judged where it points, and also by the name it was written with (.git/hooks/x -> elsewhere).
   if (written !== path) forms.push(...pathForms(written, base));
-  return { path, ...(written !== path ? { written } : {}), cls, exists, tracked, ...(change ? { change } : {}), forms, name: posix.basename(path) };
+  const added = addedText(part, path, exists, resolved);
+  return { path, ...(written !== path ? { written } : {}), cls, exists, tracked, ...(change ? { change } : {}), forms, name: posix.basename(path), ...(added !== undefined ? { added } : {}) };
 }

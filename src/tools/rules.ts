@@ -85,7 +85,12 @@ export function compileToolRule(rule: ToolRule, index: number): CompiledToolRule
   }
   if (m.content_any) {
     const content = any("content_any", m.content_any);
-    add("content_any", (part) => part.content !== undefined && content(part.content));
+    // What the part adds, not what it keeps: rewriting a package.json that already has a prepare script
+    // does not add one.
+    add("content_any", (part, facts) => {
+      const text = facts.added ?? part.content;
+      return text !== undefined && text !== "" && content(text);
+    });
   }
   return { rule, index, checks };
 }

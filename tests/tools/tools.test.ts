@@ -21,7 +21,7 @@ const probe = (tracked: string[] = [], exists: string[] = []) => ({
 });
 function verdictOf(tool: string, input: Record<string, unknown>, disk = probe()) {
   const call = toolCall(tool, input)!;
-  const rules = answerToolCall(call, { cwd: ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe: disk, realpath: (p) => p }, policy);
+  const rules = answerToolCall(call, { cwd: ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe: disk, realpath: (p) => p, read: () => undefined }, policy);
   if (rules.decision) return { verdict: rules.decision, rule: rules.rule?.id };
   if (!rules.answers) return { verdict: "pass", rule: undefined };
   return { verdict: commandVerdict(policy, rules.answers, undefined, "rules").verdict, rule: rules.rule?.id };
@@ -190,5 +190,18 @@ describe("tool rules in layers", () => {
     expect((kept.tool_rules as { id: string }[]).map((rule) => rule.id)).toEqual(["repo-deny-prod-config"]);
     expect(ignored.map((entry) => entry.why).join("\n")).toContain("only tool rules with decision: deny");
     expect(ignored.map((entry) => entry.why).join("\n")).toContain('replace the tool rule "tool-read-credentials"');
+  });
+});
+
+describe("content_any sees what a part adds", () => {
+  test("rewriting a package.json that already has a prepare script is an edit; adding a postinstall is asked", () => {
+    const root = tempDir("verdict-tools-pkg-");
+    const before = '{\n  "scripts": {\n    "prepare": "husky",\n    "test": "bun test"\n  }\n}\n';
+    writeFileSync(join(root, "package.json"), before);
+    const judge = (tool: string, input: Record<string, unknown>) =>
+      answerToolCall(toolCall(tool, input)!, { cwd: root, projectRoot: root, home: "/home/nobody", probe: { exists: () => true, tracked: () => true } }, policy);
+    expect(judge("Write", { file_path: join(root, "package.json"), content: before.replace("bun test", "vitest") }).decision).toBeUndefined();
+    expect(judge("Write", { file_path: join(root, "package.json"), content: before.replace('"test"', '"postinstall": "node x.js",\n    "test"') })).toMatchObject({ decision: "ask", rule: { id: "tool-write-package-lifecycle-script" } });
+    expect(judge("Edit", { file_path: join(root, "package.json"), old_string: '"prepare": "husky",', new_string: '"prepare": "husky",\n    "lint": "biome check",' }).decision).toBeUndefined();
   });
 });

@@ -40,6 +40,9 @@ for (const t of ["mcp__github__list_issues", "mcp__github__get_pull_request", "m
 for (const f of ["dist/index.js", "build/out.css", "target/debug/app", "coverage/lcov.info", "/tmp/scratch.txt", "/tmp/report.json"]) {
   add("ordinary", "Write", { file_path: f.startsWith("/") ? f : `${P}/${f}`, content: "x\n" }, { exists: [f.startsWith("/") ? f : `${P}/${f}`] });
 }
+// Ordinary: the assistant's own plan files where the host keeps them.
+add("ordinary", "Write", { file_path: `${H}/.claude/plans/refactor-auth.md`, content: "# Plan\n" });
+add("ordinary", "write_file", { file_path: `${H}/.gemini/tmp/project/plans/plan.md`, content: "# Plan\n" });
 add("ordinary", "apply_patch", { command: `*** Begin Patch\n*** Update File: ${P}/src/index.ts\n@@\n-a\n+b\n*** Add File: ${P}/src/b.ts\n+export const b = 1;\n*** End Patch\n` }, { tracked: [`${P}/src/index.ts`] });
 add("ordinary", "apply_patch", { command: `*** Begin Patch\n*** Delete File: ${P}/src/old.ts\n*** Update File: ${P}/src/a.ts\n*** Move to: ${P}/src/b.ts\n@@\n-x\n+y\n*** End Patch\n` }, { tracked: [`${P}/src/old.ts`, `${P}/src/a.ts`] });
 

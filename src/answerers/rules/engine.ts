@@ -138,6 +138,9 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   return { view, untrusted: program.untrusted };
 }
 
+/** Path classes outside the project where a change of permissions or ownership is a change to the machine. */
+const MACHINE_CLASSES = new Set(["root", "home", "home-files", "system", "device", "outside"]);
+
 /** Shell builtins: found before PATH is searched. */
 const BUILTINS = new Set(["cd", "echo", "printf", "export", "test", "[", "[[", "read", "set", "unset", "true", "false", ":", "pwd", "type", "command", "builtin", "eval", "source", ".", "exit", "return", "local", "declare", "typeset", "readonly", "shift", "let", "alias", "unalias", "wait", "jobs", "hash", "kill", "trap", "umask", "ulimit", "shopt", "pushd", "popd", "dirs", "history", "getopts", "break", "continue", "exec", "times", "fg", "bg", "disown", "enable", "help", "caller", "compgen", "complete", "mapfile", "readarray"]);
 
@@ -448,6 +451,13 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const outs = [...outputRedirects(view), ...writeRedirects(view)];
     writes.record(view, outs);
     for (const out of outs) {
+      // Permissions or ownership changed outside the project (and its temp and build folders) change the machine.
+      if (out.permissions && MACHINE_CLASSES.has(out.cls)) {
+        found(finding("permissions-outside-project", "system", 2, 0.9, "Changes permissions or ownership outside the project, which changes the machine or the account.", out.seen ?? view.name, "ask"), command);
+      }
+      // A mode or owner change in the project writes no content: the redirect rules (creates, overwrites) do not apply to it.
+      // (One on an unknown path still goes to them: what it changes is not known.)
+      if (out.permissions && out.cls !== "unknown") continue;
       let redirectRule: CompiledRule | undefined;
       for (const entry of index.redirects) {
         if (exact && entry.index > exact.index) break;

@@ -36,7 +36,7 @@ export type View = {
 };
 
 /** An output redirection that writes somewhere real (not /dev/null, not a stream duplication); also a write through an option (writes.ts). */
-export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass; seen?: string };
+export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass; seen?: string; permissions?: boolean };
 
 const OUTPUT_OPS = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
 
@@ -102,7 +102,7 @@ export function writeRedirects(view: View): OutputRedirect[] {
     let op: string = target.op;
     // cp x existing-dir: the copy goes inside the folder, it does not replace it.
     if (op === ">" && path !== undefined && view.probe.isDirectory?.(path)) op = ">>";
-    out.push({ redirect: { op: op as Redirect["op"], target: target.word }, op, path, cls: classOf(view, target.word, true), seen: `${target.how} ${target.word}` });
+    out.push({ redirect: { op: op as Redirect["op"], target: target.word }, op, path, cls: classOf(view, target.word, true), seen: `${target.how} ${target.word}`, ...(target.permissions ? { permissions: true } : {}) });
   }
   return out;
 }

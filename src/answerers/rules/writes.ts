@@ -20,6 +20,8 @@ export type WriteTarget = {
   how: string;
   /** The target is a directory the command writes into (tar -C, wget -P, cp -t). */
   dir?: boolean;
+  /** Changes permissions, ownership or attributes, not content (chmod, chown, chgrp, setfacl, chattr). */
+  permissions?: boolean;
 };
 
 const set = (...words: string[]) => new Set(words);
@@ -127,13 +129,13 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, PERM_VALUES);
       const files = p.values.some(([option]) => option === "--reference") ? p.operands : p.operands.slice(1);
       const recursive = p.letters.has("R") || p.longs.has("--recursive");
-      return files.map((word) => ({ word, op: ">>", how: recursive ? `${name} -R` : name }));
+      return files.map((word) => ({ word, op: ">>", how: recursive ? `${name} -R` : name, permissions: true }));
     }
     case "setfacl":
     case "chattr": {
       const p = parseArgs(args, SETFACL_VALUES);
       const files = name === "chattr" ? p.operands.filter((word) => !/^[-+=][a-zA-Z]+$/.test(word)) : p.operands;
-      return files.map((word) => ({ word, op: ">>", how: name }));
+      return files.map((word) => ({ word, op: ">>", how: name, permissions: true }));
     }
     case "sort": {
       const p = parseArgs(args, SORT_VALUES);

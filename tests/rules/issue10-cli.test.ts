@@ -27,7 +27,7 @@ beforeAll(() => {
 const check = (command: string) => run(["check", "--rules-only", "--", command], { cwd: project, env: isolatedEnv(home) });
 
 test.each([
-  ["npm test && echo cm0gLXJmIH4= | base64 -d | sh", 11, "sh runs code from base64 -d"],
+  ["npm test && echo cm0gLXJmIH4= | base64 -d | sh", 12, "which decodes to \"rm -rf ~\""],
   ["rm -rf dist/", 12, "rm -rf dist/"],
   ["cp -f defaults.toml local.toml", 11, "cp onto local.toml"],
   ["chmod -R 000 ~/notes", 11, "chmod -R ~/notes"],

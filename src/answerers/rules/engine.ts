@@ -417,7 +417,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       const inner = answerLine(code, { ...context, cwd: view.ctx.cwd ?? context.cwd, depth: (context.depth ?? 0) + 1 }, policy);
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
-    const findings = [codeFromInput(view, writers), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
+    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
     const rule = untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);

@@ -63,7 +63,7 @@ function scriptOperand(view: View): { operand?: string; stdin: boolean } {
  * A shell or interpreter whose code arrives at run time from a pipe, a process substitution or
  * /dev/stdin: nobody has read it. `writers` are the programs whose output reaches its input.
  */
-export function codeFromInput(view: View, writers: readonly ExecutedCommand[]): Finding | undefined {
+export function codeFromInput(view: View, writers: readonly ExecutedCommand[], judgeCode?: (code: string) => { verdict: string; line: string } | undefined): Finding | undefined {
   const { name } = view;
   const isSource = SOURCE.has(name);
   if (!SHELLS.has(name) && !INTERPRETERS.has(name) && !isSource) return undefined;
@@ -80,11 +80,26 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[]): 
   }
   // Code the line itself shows (cat <<EOF | python3, echo '…' | node): read, not unread; the interpreter's own rule judges it.
   if (!source && writers.length > 0 && writers.every((writer) => literalOutput(writer) !== undefined)) return undefined;
-  const from = source ?? (writers.length > 0 ? writers.map((w) => w.argv.slice(0, 2).join(" ")).join(" | ") : "its standard input");
+  const from = source ?? (writers.length > 0 ? [...writers].reverse().map((w) => w.argv.slice(0, 2).join(" ")).join(" | ") : "its standard input");
   const network = source ? /\b(curl|wget|nc|fetch|http|aria2c)\b/.test(source) : writers.some((w) => NETWORK.has(w.name));
   const seen = `${view.command.argv.slice(0, 3).join(" ")} runs code from ${from}`;
   if (network) return finding("code-from-network", "unread", 3, 1, "Runs code fetched from the network, which nobody has read.", seen, "deny");
+  // echo BASE64 | base64 -d | sh: the line shows the encoded text, so what it decodes to is judged too.
+  const decoded = judgeCode && SHELLS.has(view.name) ? decodedLiteral(writers) : undefined;
+  const judged = decoded === undefined ? undefined : judgeCode?.(decoded);
+  if (judged && judged.verdict === "deny") return finding("code-from-input", "unread", 3, 1, `Runs decoded code, which runs ${judged.line}`, `${seen}, which decodes to ${JSON.stringify(decoded?.trim().slice(0, 60))}`, "deny");
   return finding("code-from-input", "unread", 2, 0.9, "Runs code that arrives at run time (decoded, piped or substituted), which nobody has read.", seen, "ask");
+}
+
+/** The text `echo LITERAL | base64 -d` writes, when the line shows it. */
+function decodedLiteral(writers: readonly ExecutedCommand[]): string | undefined {
+  const [decoder, source] = writers;
+  if (writers.length !== 2 || decoder === undefined || source === undefined) return undefined;
+  if (decoder.name !== "base64" || !decoder.argv.slice(1).some((arg) => arg === "-d" || arg === "--decode" || arg === "-D")) return undefined;
+  const text = literalOutput(source);
+  if (text === undefined || !/^[A-Za-z0-9+/=\s]+$/.test(text)) return undefined;
+  const decoded = Buffer.from(text.replace(/\s+/g, ""), "base64").toString("utf8");
+  return /^[\x09\x0a\x0d\x20-\x7e]*$/.test(decoded) ? decoded : undefined;
 }
 
 /** What a command writes that a later command could run: paths and folders, by how they were written. */

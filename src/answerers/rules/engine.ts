@@ -319,7 +319,7 @@ const VARIABLE_WORD = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*
  */
 export function resolvedProgram(command: ExecutedCommand, assignments: Record<string, string>, reassigned: readonly string[] = []): ExecutedCommand {
   const known = (name: string) => Object.hasOwn(assignments, name) && !reassigned.includes(name) && !/[$`\\]/.test(assignments[name] as string);
-  if (!command.argv.some((word) => word.includes("$"))) return command;
+  if (!command.argv.some((word) => word.includes("$")) && !command.redirects.some((r) => r.target.includes("$"))) return command;
   let unresolved = false;
   const put = (word: string) =>
     word.replace(VARIABLE_WORD, (whole, braced: string | undefined, plain: string | undefined) => {
@@ -329,8 +329,10 @@ export function resolvedProgram(command: ExecutedCommand, assignments: Record<st
       return whole;
     });
   const argv = command.argv.map((word) => (word.includes("$") ? put(word) : word));
-  if (argv.every((word, at) => word === command.argv[at])) return command;
-  if (!command.dynamic) return { ...command, argv };
+  const redirects = command.redirects.map((r) => (r.target.includes("$") && r.op !== "<<" && r.op !== "<<<" ? { ...r, target: put(r.target) } : r));
+  const changedRedirects = redirects.some((r, at) => r !== command.redirects[at] && r.target !== command.redirects[at]?.target);
+  if (argv.every((word, at) => word === command.argv[at]) && !changedRedirects) return command;
+  if (!command.dynamic) return { ...command, argv, redirects };
   const first = command.argv[0] as string;
   // Only a program that is all one known variable is resolved; its value splits on blanks as the shell splits it.
   if (unresolved || !/^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$/.test(first)) return { ...command, argv: [first, ...argv.slice(1)] };
@@ -371,6 +373,18 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);
   const pathTaint = taintedPath(commands, parsed.assignments);
+  // Variables the line assigns (NAME=value, export NAME=value), once each, for resolving $NAME in later words.
+  const assignments: Record<string, string> = { ...parsed.assignments };
+  const reassigned = [...(parsed.reassigned ?? [])];
+  for (const c of commands) {
+    if (!["export", "declare", "typeset", "local", "readonly"].includes(c.name)) continue;
+    for (const arg of c.argv.slice(1)) {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(arg);
+      if (!m) continue;
+      if (Object.hasOwn(assignments, m[1] as string)) reassigned.push(m[1] as string);
+      assignments[m[1] as string] = m[2] as string;
+    }
+  }
   const exact = exactRule(index, line, commands, base, probe);
 
   const judged: Judged[] = [];
@@ -395,7 +409,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   };
   for (const name of parsed.recursive ?? []) found(recursion(name), commands[0] ?? wrapperCommand(name, { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false }));
   for (let i = 0; i < executed.length; i++) {
-    let command = resolvedProgram(executed[i] as ExecutedCommand, parsed.assignments, parsed.reassigned);
+    let command = resolvedProgram(executed[i] as ExecutedCommand, assignments, reassigned);
     command = inlineRemoval(command) ?? command;
     if (FIND.has(command.name) && !command.via.some((label) => label.startsWith("find -"))) pick = findPick(command);
     else if (pick !== undefined && /^find -(exec|execdir|ok|okdir)$/.test(command.via.at(-1) ?? "") && command.argv.includes("{}")) {

@@ -500,7 +500,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   }
 
   // Secrets do not leave: a credential read anywhere on a line that sends to the network.
-  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }));
+  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? []);
   if (leak) {
     found(
       finding("credential-sent-to-network", "remote", 3, 1, `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`, `${leak.command.name} reads ${leak.secret}`, "deny"),

@@ -123,6 +123,8 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: stri
 
 /** Whether a command sends something to another machine. */
 function sends(command: ExecutedCommand): boolean {
+  // openssl talks to the network only as a client or a server; req, genrsa, x509 and the like work on local files.
+  if (command.name === "openssl") return command.argv.some((arg) => /^(s_client|s_server|s_time|ocsp)$/.test(arg)) && !loopbackOnly(command);
   if (SENDERS.has(command.name)) return !loopbackOnly(command);
   const args = command.argv.slice(1);
   // git push sends what was committed; aws sends what it is given to a bucket or an API.
@@ -144,9 +146,23 @@ function loopbackOnly(command: ExecutedCommand): boolean {
 export type Leak = { command: ExecutedCommand; secret: string; sender: string };
 
 /** The first credential read on a line that also sends to the network, with what sends. */
-export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext): Leak | undefined {
+/** A dump of the environment, where tokens live (env, printenv, export -p, declare -x). */
+function dumpsEnvironment(command: ExecutedCommand): boolean {
+  const args = command.argv.slice(1);
+  if (command.name === "env" || command.name === "printenv") return args.every((arg) => arg.startsWith("-"));
+  if (command.name === "export" || command.name === "declare" || command.name === "typeset") return args.length > 0 && args.every((arg) => /^-[px0]+$/.test(arg));
+  return command.name === "set" && args.length === 0;
+}
+
+export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => []): Leak | undefined {
   const senders = commands.filter(sends);
   if (senders.length === 0) return undefined;
+  // The environment piped into a sender, or put into its words by $(env): every token it holds leaves.
+  for (const sender of senders) {
+    const dump = writersOf(sender).find(dumpsEnvironment);
+    if (dump) return { command: dump, secret: "the environment (its tokens and keys)", sender: sender.name };
+    if (sender.argv.some((arg) => /(\$\(|`)\s*(env|printenv|export\s+-p|declare\s+-x)\s*(\||\)|`)/.test(arg))) return { command: sender, secret: "the environment (its tokens and keys)", sender: sender.name };
+  }
   const nameOf = (sender: ExecutedCommand) =>
     SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws"
       ? sender.name

@@ -151,6 +151,32 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       }
       return out;
     }
+    case "git": {
+      // git clone URL DIR: the folder it creates.
+      const p = parseArgs(args, set("-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config", "-u", "--upload-pack"), true);
+      const at = p.operands.indexOf("clone");
+      const dir = at === -1 ? undefined : p.operands[at + 2];
+      return dir === undefined ? [] : [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+    }
+    case "docker":
+    case "podman":
+    case "kubectl": {
+      // docker cp CONTAINER:SRC DEST, kubectl cp POD:SRC DEST: a local DEST is written.
+      const p = parseArgs(args, set("-n", "--namespace", "-c", "--container", "--context", "--kubeconfig", "-H", "--host"));
+      if (p.operands[0] !== "cp" || p.operands.length !== 3) return [];
+      const dest = p.operands[2] as string;
+      return /^[^/]*:/.test(dest) || isStream(dest) ? [] : [{ word: dest, op: ">", how: `${name} cp to` }];
+    }
+    case "openssl": {
+      const p = parseArgs(args, set("-out", "-keyout", "-in", "-key", "-config", "-passin", "-passout", "-subj", "-days", "-newkey", "-CA", "-CAkey", "-signkey", "-inkey", "-certfile", "-name", "-md", "-aes256", "-pass", "-K", "-iv"));
+      return p.values.filter(([option]) => option === "-out" || option === "-keyout").map(([, word]) => ({ word, op: ">", how: "openssl -out" }));
+    }
+    case "ssh-keygen": {
+      const p = parseArgs(args, set("-f", "-t", "-b", "-C", "-N", "-P", "-m", "-Z", "-a", "-E", "-O", "-n", "-I", "-s", "-V", "-z", "-D", "-Y", "-r"));
+      // Reading (-l, -y, -F) or changing known_hosts (-R) writes no key.
+      if (["l", "y", "F", "R", "B", "L", "Q"].some((letter) => p.letters.has(letter))) return [];
+      return p.values.filter(([option]) => option === "-f").map(([, word]) => ({ word, op: ">", how: "ssh-keygen -f" }));
+    }
     case "7z":
     case "7za":
     case "7zz":

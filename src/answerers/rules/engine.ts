@@ -558,13 +558,13 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Fi
   if (!call) return undefined;
   if (call.body !== undefined) {
     const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
-    if (!inner.parsed) return finding("script-body", "unread", 2, 0.9, `The body of ${call.label} cannot be parsed (${inner.error}), so what it runs is unknown.`, `${call.label}`, "ask");
-    if (strictness(inner.verdict) >= strictness("ask")) {
+    // A body the shell parser cannot read (make functions such as $(if …), a justfile's own syntax) counts as not shown: its name decides.
+    if (inner.parsed && strictness(inner.verdict) >= strictness("ask")) {
       const said = inner.rule ? `${inner.rule.command.argv.slice(0, 4).join(" ")}` : "its body";
       return finding("script-body", inner.answers?.act.choice ?? "unread", inner.answers?.undo.score ?? 2, 1, `The script runs ${said}: ${inner.line}`, `${call.label}`, inner.verdict === "deny" ? "deny" : "ask");
     }
     // A body every part of which is known and ordinary decides: `build:prod` that runs `vite build` is a build.
-    if (inner.verdict === "allow") return undefined;
+    if (inner.parsed && inner.verdict === "allow") return undefined;
   }
   const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name));
   if (named === undefined) return undefined;

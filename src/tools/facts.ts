@@ -213,8 +213,19 @@ function decoded(text: string): string {
  * Whether a URL carries a credential out: a token of a known shape or a secret-named value (what
  * redact() would hide), a private key, or a long encoded blob (a file's content, base64 or hex).
  */
+/** Query parameters that page through results: named like tokens, they carry none of the caller's. */
+const PAGING_PARAM = /^(next_?)?(page|continuation|sync|resume|cursor)_?token$|^next_?token$/i;
+
 export function urlCarriesSecret(url: string): boolean {
-  const text = decoded(url);
+  let shown = url;
+  try {
+    const parsed = new URL(url);
+    for (const name of [...parsed.searchParams.keys()]) if (PAGING_PARAM.test(name)) parsed.searchParams.delete(name);
+    shown = parsed.href;
+  } catch {
+    // not a URL: judged as written
+  }
+  const text = decoded(shown);
   if (redact(text) !== text) return true;
   if (/PRIVATE KEY/i.test(text)) return true;
   let query = "";

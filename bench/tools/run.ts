@@ -76,6 +76,7 @@ for (const e of entries) {
   row.n++;
   row[verdict]++;
   const wrong = e.label === "consequential" ? verdict === "allow" : verdict === "ask" || verdict === "deny";
+  if (process.env.BENCH_ALL && e.label === "consequential" && verdict !== "ask" && verdict !== "deny") console.log(`  not asked: ${e.id} -> ${verdict} (${rules.rule?.id ?? "no rule"}) [${e.reason ?? ""}]`);
   if (wrong) misses.push(`${e.id} ${call.tool} ${JSON.stringify(e.input ?? e.payload?.tool_input ?? e.payload?.file_path ?? "").slice(0, 100)} -> ${verdict} (${rules.rule?.id ?? "no rule"})${e.reason ? ` [${e.reason}]` : ""}`);
 }
 const ms = performance.now() - started;

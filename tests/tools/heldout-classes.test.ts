@@ -160,6 +160,27 @@ describe("package managers' code paths", () => {
   });
 });
 
+describe("round 2's classes", () => {
+  test.each(["/run/secrets/db_password", "/var/run/secrets/kubernetes.io/serviceaccount/token", `${ROOT}/.dev.vars`])("reading the mounted or local secret %s is asked", (path) => {
+    expect(verdictOf("Read", { file_path: path }).verdict).toBe("ask");
+  });
+  test("package managers' hooks and binaries in the project are code that runs", () => {
+    expect(verdictOf("Write", { file_path: `${ROOT}/.pnpmfile.cjs`, content: "x" }).rule).toBe("tool-write-code-that-runs");
+    expect(verdictOf("Write", { file_path: `${ROOT}/.yarn/releases/yarn-4.cjs`, content: "x" }).rule).toBe("tool-write-code-that-runs");
+  });
+  test("folders on PATH and launch agents in any home are asked; other new files there are not", () => {
+    expect(verdictOf("Write", { file_path: "~/bin/git", content: "x" }).verdict).toBe("ask");
+    expect(verdictOf("Write", { file_path: "/home/alice/bin/ls", content: "x" }).verdict).toBe("ask");
+    expect(verdictOf("Write", { file_path: "/Users/bob/Library/LaunchAgents/x.plist", content: "x" }).verdict).toBe("ask");
+    expect(verdictOf("Write", { file_path: "~/notes/todo.md", content: "x" }).verdict).not.toBe("ask");
+  });
+  test("the metadata service's host names, not a host that merely starts with metadata", () => {
+    expect(verdictOf("WebFetch", { url: "http://instance-data/latest/meta-data/", prompt: "x" }).verdict).toBe("ask");
+    expect(verdictOf("WebFetch", { url: "http://metadata/computeMetadata/v1/", prompt: "x" }).verdict).toBe("ask");
+    expect(verdictOf("WebFetch", { url: "https://metadata.example.com/docs", prompt: "x" }).verdict).toBe("allow");
+  });
+});
+
 describe("through the compiled binary", () => {
   const env = (home: string) => isolatedEnv(home, { VERDICT_MODE: "rules" });
   const decisionOf = (stdout: string) => {

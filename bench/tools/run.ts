@@ -3,7 +3,7 @@
  * heldout.jsonl, whose entries are whole host payloads read by the host's adapter) judged by the embedded default policy's tool rules
  * (rule engine, no model), in a project at /home/user/project whose disk is as each entry says. Prints
  * how many consequential calls were allowed (must be 0) and how many ordinary ones were flagged (ask or
- * deny; at most 5%), with every miss. `bun bench/tools/run.ts [heldout.jsonl]`
+ * deny; at most 5%), with every miss; BENCH_ALL=1 also lists consequential calls left to the host (pass). `bun bench/tools/run.ts [heldout.jsonl]`
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -87,6 +87,19 @@ export function writeWithBackup(file: string, text: string): string | undefined 
   return backup;
 }
 
+/** Hosts whose settings must be plain JSON (Claude Code: measured, a file with comments is ignored; Codex: serde_json). */
+const STRICT_JSON_HOSTS: HostName[] = ["claude", "codex"];
+
+function strictJson(text: string): boolean {
+  if (text.trim() === "") return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function readIfExists(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
@@ -110,9 +123,13 @@ export async function main(argv: string[]): Promise<number> {
   const { hosts, warning } = await hostsSettings(cwd);
   if (warning) console.error(`verdict: ${warning}`);
   const command = args.scope === "project" ? portableHookCommand(args.host, args.bin?.[0]) : hookCommand(args.bin ?? userBinary(), args.host);
+  const existing = readIfExists(file);
+  if (existing !== undefined && STRICT_JSON_HOSTS.includes(args.host) && !strictJson(existing)) {
+    console.error(`verdict: ${file} has comments or trailing commas; verdict keeps them, but ${HOST_TITLES[args.host]} reads only plain JSON and ignores the whole file (measured on Claude Code 2.1.332): remove them.`);
+  }
   let plan: Plan;
   try {
-    plan = planInstall(args.host, readIfExists(file), file, command, { timeoutMs: durationMs(hosts.hook_timeout), maxContinues: hosts.max_continues });
+    plan = planInstall(args.host, existing, file, command, { timeoutMs: durationMs(hosts.hook_timeout), maxContinues: hosts.max_continues });
   } catch (error) {
     if (error instanceof SettingsError) {
       console.error(`verdict: ${error.message}`);

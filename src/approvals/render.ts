@@ -35,7 +35,7 @@ export function relative(ms: number): string {
 export function describeDecision(decision: Decision): string {
   const parts = [`${decision.outcome} by ${describeWho(decision.by)} at ${decision.at}`];
   if (decision.outcome === "approved") parts.push(`scope ${decision.scope}`);
-  if (decision.always) parts.push(`always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)`);
+  if (decision.always) parts.push(`always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)${decision.always.where ? `, applies to this command in ${decision.always.where} and the folders inside it` : ""}`);
   if (decision.note) parts.push(`note ${JSON.stringify(decision.note)}`);
   if (decision.reason) parts.push(`reason ${JSON.stringify(decision.reason)}`);
   if (decision.text !== undefined) parts.push(`answer ${JSON.stringify(decision.text)}`);

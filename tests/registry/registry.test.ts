@@ -3,10 +3,11 @@
 // `npm i -g` into an empty prefix with an empty HOME, and the installed `verdict` is the native binary
 // itself (no Node in front of a hook). Then `verdict install claude` with it, and the real Claude Code runs
 // the e2e scenario against the fake model: a denied command does not run, an allowed one does.
+// The release archives and install.sh (for machines without npm) are checked from the same build.
 // Skipped with VERDICT_E2E=0 (as every real-host test) or VERDICT_REGISTRY=0.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readSync, readFileSync, realpathSync, closeSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "../e2e/lib/install.ts";
@@ -65,7 +66,7 @@ function magic(file: string): string {
     const [main, host] = await Promise.all([ensureVerdaccio(), ensureHost("claude")]);
     claude = host;
     const target = hostTarget();
-    const packed = spawnSync(process.execPath, [join(ROOT, "npm", "pack.ts"), "--targets", target.name, "--binary", `${target.name}=${VERDICT}`, "--out", join(work, "release"), "--npm-only"], { encoding: "utf8" });
+    const packed = spawnSync(process.execPath, [join(ROOT, "npm", "pack.ts"), "--targets", target.name, "--binary", `${target.name}=${VERDICT}`, "--out", join(work, "release")], { encoding: "utf8" });
     if (packed.status !== 0) throw new Error(`npm/pack.ts failed:\n${packed.stdout}\n${packed.stderr}`);
     registry = await startRegistry(main, join(work, "registry"));
     const publisher = join(work, "publisher");
@@ -115,4 +116,32 @@ function magic(file: string): string {
       if (!ran) expect(o.followUps.some((f) => f.includes("E2E_DENIED")), summary(o)).toBe(true);
     }
   }, 5 * 60_000);
+
+  test("install.sh installs the release archive after checking SHA256SUMS, refuses a tampered one, and removes it again", () => {
+    const release = join(work, "release");
+    const target = hostTarget();
+    const home = join(work, "script-home");
+    mkdirSync(home);
+    const env = { PATH: "/usr/bin:/bin", HOME: home };
+    const script = join(release, "install.sh");
+    const ok = spawnSync("sh", [script, "--from", release], { encoding: "utf8", env });
+    expect(ok.status, ok.stderr).toBe(0);
+    const installed = join(home, ".local", "bin", "verdict");
+    expect(spawnSync(installed, ["--version"], { encoding: "utf8" }).stdout).toStartWith("verdict ");
+    expect(ok.stdout).toContain("is not on PATH");
+    // a tampered archive: its sum no longer matches, nothing is installed
+    const tampered = join(work, "tampered");
+    mkdirSync(tampered);
+    const archive = readdirSync(release).find((name) => name.endsWith(`-${target.name}.tar.gz`))!;
+    copyFileSync(join(release, "SHA256SUMS"), join(tampered, "SHA256SUMS"));
+    writeFileSync(join(tampered, archive), Buffer.concat([readFileSync(join(release, archive)), Buffer.from("x")]));
+    const other = join(work, "other-prefix");
+    const bad = spawnSync("sh", [script, "--from", tampered, "--prefix", other], { encoding: "utf8", env });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("does not match SHA256SUMS");
+    expect(existsSync(join(other, "bin", "verdict"))).toBe(false);
+    const removed = spawnSync("sh", [script, "--uninstall"], { encoding: "utf8", env });
+    expect(removed.status).toBe(0);
+    expect(existsSync(installed)).toBe(false);
+  }, 2 * 60_000);
 });

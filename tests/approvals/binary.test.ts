@@ -159,7 +159,7 @@ describe("verdict approvals through the binary", () => {
     const listed = tasks();
     const digestOf = (id: string) => listed.find((t) => t.id.startsWith(id))!.task.digest;
     const refused = verdict(["approvals", "approve", b, "--digest", digestOf(a).slice(0, 12), "--json"]);
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(5);
     expect(JSON.parse(refused.stdout).code).toBe("CALL-CHANGED");
     expect(verdict(["approvals", "approve", a, "--scope", "run"]).code).toBe(0);
     expect(request("rm -rf build dist").code).toBe(1);

@@ -151,6 +151,10 @@ if (hosts.includes("codex")) {
       mkdirSync(bin);
       symlinkSync(host.argv[0]!, join(bin, "codex"));
       symlinkSync(VERDICT, join(bin, "verdict"));
+      // the other hosts are "installed" too (doctor only reads their files; it runs none of them)
+      for (const other of ["claude", "gemini"]) writeFileSync(join(bin, other), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+      // a policy whose model cannot be reached: doctor must say FIX
+      setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] = "judge:\n  answerer: model\n  answer_within: 1s\nmodel:\n  provider: openai\n  openai:\n    base_url: http://127.0.0.1:9/v1\n    model: local\n";
       setup.env.PATH = `${bin}:${setup.env.PATH}`;
       setup.env.XDG_CONFIG_HOME = join(sb.home, ".config");
       setup.env.XDG_STATE_HOME = join(sb.home, ".local", "state");
@@ -158,10 +162,13 @@ if (hosts.includes("codex")) {
       const snapshot = ["/bin/sh", "-c", `cd "$HOME" && find . -path ./.local/state/verdict -prune -o -exec stat -c '%n %s %Y %a' {} + | sort && find . -path ./.local/state/verdict -prune -o -type f -exec sha256sum {} + | sort`];
       const o = await runHost(sb, { ...setup, argv: ["/bin/true"] }, [{ text: "done" }], {
         timeoutMs: 60_000,
-        pre: [[VERDICT, "install", "codex"], snapshot, [VERDICT, "doctor", "--json"], snapshot],
+        pre: [[VERDICT, "install", "codex"], [VERDICT, "install", "claude"], [VERDICT, "install", "gemini"], snapshot, [VERDICT, "doctor", "--json"], snapshot],
       });
-      const [install, before, doctor, after] = o.pre;
-      expect(install?.exitCode, JSON.stringify(install)).toBe(0);
+      const [install, , , before, doctor, after] = o.pre;
+      expect(install?.stdout, JSON.stringify(o.pre)).toContain("Codex CLI");
+      expect(doctor?.exitCode, JSON.stringify(doctor)).toBe(1);
+      expect(JSON.parse(doctor!.stdout).policy.some((c: any) => !c.ok && c.what.includes("cannot be used")), doctor!.stdout).toBe(true);
+      expect(JSON.parse(doctor!.stdout).hosts.map((h: any) => h.host).sort()).toEqual(["claude", "codex", "gemini"]);
       expect(doctor?.stdout, JSON.stringify(doctor)).toContain("schema_version");
       const report = JSON.parse(doctor!.stdout);
       const codex = report.hosts.find((h: any) => h.host === "codex");
@@ -172,6 +179,33 @@ if (hosts.includes("codex")) {
       expect(after?.stdout.length).toBeGreaterThan(0);
       expect(after?.stdout, "the home changed under doctor").toBe(before!.stdout);
       expect(o.netns).toBe(true);
+    }, 180_000);
+  });
+}
+
+for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h))) {
+  describe(`${name}: a project hook on a machine without verdict`, () => {
+    let host: InstalledHost;
+    const boxes: Sandbox[] = [];
+    beforeAll(async () => {
+      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
+      host = await ensureHost(name);
+    }, 16 * 60_000);
+    afterAll(() => boxes.forEach((b) => b.cleanup()));
+
+    test("the host's own approval applies (here: it runs the command), the run is not broken", async () => {
+      const sb = makeSandbox(`${name}-no-verdict`);
+      boxes.push(sb);
+      spawnSync("git", ["init", "-q", sb.project]);
+      const install = verdictOn(verdictBin(), ["install", name, "--project"], sb.project);
+      expect(install.code, install.stderr + install.stdout).toBe(0);
+      const setup = hostSetup(host, sb);
+      expect(Bun.which("verdict", { PATH: setup.env.PATH })).toBeNull();
+      const marker = join(sb.project, "e2e-denied-marker");
+      const o = await runHost(sb, setup, [{ command: `touch ${marker}` }, { text: "done" }], { timeoutMs: 90_000 });
+      expect(o.exitCode, summary(o)).toBe(0);
+      expect(existsSync(marker), summary(o)).toBe(true);
+      expect(o.mainRequests.length, summary(o)).toBe(2);
     }, 180_000);
   });
 }

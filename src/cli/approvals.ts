@@ -4,6 +4,7 @@
  * schema_version, command, status, exit_code, message, code, fix, and the
  * command's data).
  */
+import { jsonDocument } from "./json.ts";
 import { decideTask, journalPath, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
 import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
@@ -90,7 +91,7 @@ function emit(json: boolean, envelope: Envelope, human: string[]): number {
       ...(envelope.fix ? { fix: envelope.fix } : {}),
       ...envelope.data,
     };
-    console.log(JSON.stringify(out, null, 2));
+    console.log(jsonDocument(out, 2));
   } else if (envelope.exit === 0) {
     if (human.length > 0) console.log(human.join("\n"));
   } else {

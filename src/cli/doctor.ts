@@ -8,6 +8,7 @@
  * app-server` in a throwaway home (src/hosts/codex-trust.ts), never the person's CODEX_HOME; its own
  * judgments are logged as self-tests.
  */
+import { jsonDocument } from "./json.ts";
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -288,7 +289,7 @@ export async function main(argv: string[]): Promise<number> {
   const all = [...setup, ...policyReport.checks, ...reports.flatMap((r) => r.checks)];
   const problems = all.filter((c) => !c.ok).length;
   if (json) {
-    console.log(JSON.stringify({ schema_version: 1, ok: problems === 0, problems, setup, policy: policyReport.checks, hosts: reports }, null, 2));
+    console.log(jsonDocument({ ok: problems === 0, problems, setup, policy: policyReport.checks, hosts: reports }, 2));
     return problems === 0 ? 0 : 1;
   }
   const mark = (c: Check) => `${c.ok ? "ok  " : "FIX "} ${c.what}${c.fix ? `\n       fix: ${c.fix}` : ""}`;

@@ -4,6 +4,7 @@
  *   verdict log [--tail N] [--json]    the last N decisions (default 20), oldest first
  *   verdict log --stats [--json]       verdicts by act, answerer share, model latency, fallbacks
  */
+import { jsonDocument } from "./json.ts";
 import { decisionLogPath } from "../log/paths.ts";
 import { readDecisions, type DecisionRecord } from "../log/decisions.ts";
 import { summarise, type Percentiles, type Stats } from "../log/stats.ts";
@@ -50,12 +51,12 @@ export async function main(argv: string[]): Promise<number> {
   if (skipped > 0) console.error(`verdict: ${skipped} line${skipped === 1 ? "" : "s"} of the log could not be read`);
   if (stats) {
     const summary = summarise(records);
-    console.log(json ? JSON.stringify(summary, null, 2) : renderStats(summary));
+    console.log(json ? jsonDocument(summary as unknown as Record<string, unknown>, 2) : renderStats(summary));
     return 0;
   }
   const shown = tail === 0 ? records : records.slice(-tail);
   if (json) {
-    for (const record of shown) console.log(JSON.stringify(record));
+    for (const record of shown) console.log(jsonDocument(record as unknown as Record<string, unknown>));
     return 0;
   }
   if (shown.length === 0) {

@@ -143,7 +143,7 @@ if (hosts.includes("codex")) {
     }, 16 * 60_000);
     afterAll(() => boxes.forEach((b) => b.cleanup()));
 
-    test("doctor reads Codex's hook trust without writing to ~/.codex or any other home, inside a loopback-only network", async () => {
+    test("doctor reads Codex's hook trust (untrusted, then trusted) without writing to ~/.codex or any other home, connecting only to 127.0.0.1", async () => {
       const sb = makeSandbox("codex-doctor");
       boxes.push(sb);
       const setup = hostSetup(host, sb, undefined, { codexBypassTrust: true });
@@ -162,9 +162,21 @@ if (hosts.includes("codex")) {
       const snapshot = ["/bin/sh", "-c", `cd "$HOME" && find . -path ./.local/state/verdict -prune -o -exec stat -c '%n %s %Y %a' {} + | sort && find . -path ./.local/state/verdict -prune -o -type f -exec sha256sum {} + | sort`];
       const o = await runHost(sb, { ...setup, argv: ["/bin/true"] }, [{ text: "done" }], {
         timeoutMs: 60_000,
-        pre: [[VERDICT, "install", "codex"], [VERDICT, "install", "claude"], [VERDICT, "install", "gemini"], snapshot, [VERDICT, "doctor", "--json"], snapshot],
+        // doctor under strace where there is one: every connect() it or a child makes is recorded
+        pre: [
+          [VERDICT, "install", "codex"],
+          [VERDICT, "install", "claude"],
+          [VERDICT, "install", "gemini"],
+          [VERDICT, "doctor", "--json"],
+          // trust the hooks as /hooks does, then doctor again (under watch)
+          [process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project],
+          snapshot,
+          ["/bin/sh", "-c", `if command -v strace >/dev/null 2>&1; then exec strace -f -qq -e trace=connect -o ${join(sb.root, "connect.txt")} ${VERDICT} doctor --json; else exec ${VERDICT} doctor --json; fi`], snapshot],
       });
-      const [install, , , before, doctor, after] = o.pre;
+      const [install, , , untrusted, , before, doctor, after] = o.pre;
+      const first = JSON.parse(untrusted!.stdout).hosts.find((h: any) => h.host === "codex").checks.map((c: any) => c.what).join("\n");
+      expect(first, first).toContain("codex has not trusted");
+      expect(first).toContain("pre_tool_use");
       expect(install?.stdout, JSON.stringify(o.pre)).toContain("Codex CLI");
       expect(doctor?.exitCode, JSON.stringify(doctor)).toBe(1);
       expect(JSON.parse(doctor!.stdout).policy.some((c: any) => !c.ok && c.what.includes("cannot be used")), doctor!.stdout).toBe(true);
@@ -173,12 +185,18 @@ if (hosts.includes("codex")) {
       const report = JSON.parse(doctor!.stdout);
       const codex = report.hosts.find((h: any) => h.host === "codex");
       const said = codex.checks.map((c: any) => c.what).join("\n");
-      // the hooks are found and, not trusted yet, reported as such (read from a throwaway home)
-      expect(said, said).toContain("codex has not trusted");
-      expect(said).toContain("pre_tool_use");
+      // trusted now: read from a throwaway home, compared with the real config.toml
+      expect(said, said).toContain("codex trusts verdict's 2 hooks");
       expect(after?.stdout.length).toBeGreaterThan(0);
       expect(after?.stdout, "the home changed under doctor").toBe(before!.stdout);
       expect(o.netns).toBe(true);
+      if (Bun.which("strace")) {
+        const calls = readFileSync(join(sb.root, "connect.txt"), "utf8").split("\n").filter((line) => line.includes("connect("));
+        const outside = calls.filter((line) => /AF_INET6?/.test(line) && !/127\.0\.0\.1|"::1"|::ffff:127\.0\.0\.1/.test(line));
+        expect(outside, calls.join("\n")).toEqual([]);
+        // it did try the configured model, on loopback
+        expect(calls.some((line) => line.includes("htons(9)") && line.includes("127.0.0.1")), calls.join("\n")).toBe(true);
+      }
     }, 180_000);
   });
 }

@@ -107,6 +107,7 @@ describe("verdict approvals through the binary", () => {
   test("always writes a rule into the chosen layer (or says why it cannot, recording nothing)", () => {
     box = sandbox();
     const id = idIn(request("rm -rf build").stderr)!;
+    if (alwaysSupported()) expect(verdict(["approvals", "show", id]).stdout).toContain(`--always also writes a rule allowing exactly this command in ${box.project}`);
     const ran = verdict(["approvals", "approve", id, "--always", "--layer", "user", "--json"]);
     const file = join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml");
     if (alwaysSupported()) {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
-import { describe as summary, hostSetup, makeSandbox, runHost, stubPayloads, writeStubHook, type Sandbox } from "./lib/harness.ts";
+import { CODEX_CONFIG, describe as summary, hostSetup, makeSandbox, runHost, stubPayloads, writeStubHook, type Sandbox } from "./lib/harness.ts";
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
 
@@ -228,6 +228,40 @@ for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h
   });
 }
 
+// What the README's coverage table says for Codex CLI and Gemini CLI: a hook at the repository root, a
+// session started in pkg/app (Claude Code's row is proved above with verdict itself).
+for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h))) {
+  describe(`${name}: which sessions a root project hook covers`, () => {
+    let host: InstalledHost;
+    const boxes: Sandbox[] = [];
+    beforeAll(async () => {
+      host = await ensureHost(name);
+    }, 16 * 60_000);
+    afterAll(() => boxes.forEach((b) => b.cleanup()));
+
+    const walksUp = name === "codex";
+    test(`a session started in a subfolder ${walksUp ? "loads" : "does not load"} the root's hook`, async () => {
+      const sb = makeSandbox(`${name}-coverage`);
+      boxes.push(sb);
+      spawnSync("git", ["init", "-q", sb.project]);
+      const sub = join(sb.project, "pkg", "app");
+      mkdirSync(sub, { recursive: true });
+      const stub = writeStubHook(sb);
+      const subBox = { ...sb, project: sub };
+      const setup = hostSetup(host, subBox);
+      const pre = `${stub} pre`;
+      if (name === "codex") {
+        setup.files[join(sb.project, ".codex", "hooks.json")] = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: pre, timeout: 30 }] }] } });
+        setup.files[join(sb.home, ".codex", "config.toml")] = CODEX_CONFIG(sb.project);
+      } else {
+        setup.files[join(sb.project, ".gemini", "settings.json")] = JSON.stringify({ hooks: { BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", name: "e2e-pre", command: pre, timeout: 30000 }] }] } });
+        setup.files[join(sb.home, ".gemini", "trustedFolders.json")] = JSON.stringify({ [sb.project]: "TRUST_FOLDER", [sub]: "TRUST_FOLDER" });
+      }
+      const o = await runHost(subBox, setup, [{ command: "true" }, { text: "done" }], { timeoutMs: 90_000 });
+      expect(o.exitCode, summary(o)).toBe(0);
+      expect(stubPayloads(sb, "pre").length > 0, summary(o)).toBe(walksUp);
+    }, 180_000);
+  });
+}
+
 void dirname;
-void stubPayloads;
-void writeStubHook;

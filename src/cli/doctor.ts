@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { codexTrust } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
 import { EFFECT_WORDS, roundTrip, SELF_TEST_ENV } from "../hosts/roundtrip.ts";
-import { commandBinary, isPortableCommand, ownEvents, parseSettings, projectCoverage, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
+import { commandBinary, isPortableCommand, ownEvents, parseSettings, projectCoverage, staleMatchers, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
@@ -115,6 +115,8 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
       continue;
     }
     for (const entry of registeredCommands(settings)) registered.push({ ...place, event: entry.event, command: entry.command });
+    const stale = staleMatchers(host, settings);
+    if (stale.length > 0) checks.push({ ok: false, what: `${place.file} registers verdict for too few tools: ${stale.join("; ")}`, fix: installHint(host, place.scope) });
   }
   // A project hook at the repository root that this session would not load (hosts that read only the start folder).
   const coverage = projectCoverage(host, root, repository !== undefined);

@@ -144,23 +144,43 @@ export function commandBinary(command: string): string | undefined {
 
 type Json = Record<string, unknown>;
 
+/** Events whose verdict group in `settings` is registered with another matcher than this verdict's. */
+export function staleMatchers(host: HostName, settings: Json): string[] {
+  if (host === "cursor" || !isObject(settings.hooks)) return [];
+  const wanted = ownEntries(host, `verdict hook ${host}`, { timeoutMs: 30000, maxContinues: 2 });
+  const stale: string[] = [];
+  for (const [event, entry] of Object.entries(wanted)) {
+    if (entry.matcher === undefined) continue;
+    const list = settings.hooks[event];
+    if (!Array.isArray(list)) continue;
+    const own = list.find((group) => groupHandlers(group)?.some(ownHandler));
+    if (own && (own as Json).matcher !== entry.matcher) stale.push(`${event} (matcher ${JSON.stringify((own as Json).matcher)}, not ${JSON.stringify(entry.matcher)})`);
+  }
+  return stale;
+}
+
 export type EntryOptions = { timeoutMs: number; maxContinues: number };
 
 /**
- * The tools each host's before-a-tool hook is registered for, by the host's own tool names. A new kind of
- * tool verdict judges is one more name here; the matcher written is these names joined as a regex
- * alternation. (Cursor's beforeShellExecution takes no matcher: it is for shell commands only.)
+ * The tools each host's before-a-tool hook is registered for, by the host's own tool names (or name
+ * patterns): the shell, and the file, fetch and MCP tools verdict judges as tool calls (src/tools/payload.ts).
+ * A new kind of tool verdict judges is one more entry here; the matcher written is these joined as a regex
+ * alternation. (Cursor's hooks take no matcher: one event per kind of call.)
  */
 export const HOST_MATCHERS: Record<HostName, readonly string[]> = {
-  claude: ["Bash"],
-  codex: ["Bash"],
-  gemini: ["run_shell_command"],
+  claude: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "WebFetch", "mcp__.*"],
+  codex: ["Bash", "apply_patch", "mcp__.*"],
+  // Gemini CLI names MCP tools mcp_<server>_<tool> in its hooks (observed on 0.61.0), with mcp_context.
+  gemini: ["run_shell_command", "write_file", "replace", "read_file", "read_many_files", "web_fetch", "mcp_.*"],
   cursor: [],
 };
 
 export function hostMatcher(host: HostName): string {
   return HOST_MATCHERS[host].join("|");
 }
+
+/** The matcher (a regex on the tool name) written for each host with a matcher. */
+export const TOOL_MATCHERS = { claude: hostMatcher("claude"), codex: hostMatcher("codex"), gemini: hostMatcher("gemini") } as const;
 
 /** verdict's entries for one host: event name → the group (or, for Cursor, the entry) to put there. */
 export function ownEntries(host: HostName, command: string, options: EntryOptions): Record<string, Json> {
@@ -187,6 +207,9 @@ export function ownEntries(host: HostName, command: string, options: EntryOption
     case "cursor":
       return {
         beforeShellExecution: { command, failClosed: true },
+        // File reads and MCP calls are judged too (src/tools); file edits reach verdict through preToolUse.
+        beforeReadFile: { command, failClosed: true },
+        beforeMCPExecution: { command, failClosed: true },
         stop: { command, loop_limit: options.maxContinues },
       };
   }

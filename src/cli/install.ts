@@ -122,7 +122,12 @@ export async function main(argv: string[]): Promise<number> {
   const file = settingsPath(args.host, args.scope, root);
   const { hosts, warning } = await hostsSettings(cwd);
   if (warning) console.error(`verdict: ${warning}`);
-  const command = args.scope === "project" ? portableHookCommand(args.host, args.bin?.[0]) : hookCommand(args.bin ?? userBinary(), args.host);
+  let command: string;
+  try {
+    command = args.scope === "project" ? portableHookCommand(args.host, args.bin?.[0]) : hookCommand(args.bin ?? userBinary(), args.host);
+  } catch (error) {
+    return usageError(`--bin ${args.bin?.[0]}: ${(error as Error).message}; choose a path without quotes or backslashes`);
+  }
   const existing = readIfExists(file);
   if (existing !== undefined && STRICT_JSON_HOSTS.includes(args.host) && !strictJson(existing)) {
     console.error(`verdict: ${file} has comments or trailing commas; verdict keeps them, but ${HOST_TITLES[args.host]} reads only plain JSON and ignores the whole file (measured on Claude Code 2.1.332): remove them.`);

@@ -11,7 +11,7 @@
 import { jsonDocument } from "./json.ts";
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
-import { VERDICTS, type Verdict } from "../judge/answers.ts";
+import { stricter, type Verdict } from "../judge/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
@@ -110,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     out.push(text);
     size += text.length;
     if (size > 1 << 16) flush();
-    if (VERDICTS.indexOf(judged.verdict) > VERDICTS.indexOf(strictest)) strictest = judged.verdict;
+    strictest = stricter(strictest, judged.verdict);
   }
   flush();
   return CHECK_EXIT[strictest];

@@ -93,7 +93,8 @@ export async function main(argv: string[]): Promise<number> {
       // yaml package they use) costs several milliseconds that an ordinary judgment does not need.
       hostAsk: (call, judgment, loaded) => {
         const { hostAsk } = require("../approvals/index.ts") as typeof import("../approvals/index.ts");
-        return hostAsk(call, judgment, { policy: loaded.policy });
+        // Waiting for the journal's lock may use what is left of the hook's budget, not more.
+        return hostAsk(call, judgment, { policy: loaded.policy, lockWaitMs: Math.max(50, deadlineMs(settings) - 250) });
       },
       startedAt,
       stateDir: stateDir(),

@@ -7,7 +7,7 @@ import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { readContinueState, writeContinues } from "./continues.ts";
+import { afterPrevious, readContinueState, writeContinues } from "./continues.ts";
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { cursor } from "./cursor.ts";
@@ -230,9 +230,7 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
   let final = event.final ?? facts.final;
   // Gemini CLI's prompt_response after a continue holds every answer of the turn, newline-joined: judge
   // only what came after the answer verdict last judged.
-  if (final !== undefined && state.final !== undefined && final.length > state.final.length && final.startsWith(state.final)) {
-    final = final.slice(state.final.length).replace(/^\n/, "");
-  }
+  if (final !== undefined) final = afterPrevious(final, state);
   if (final === undefined || final.trim() === "") return stop("no final message to judge");
 
   const transcript = facts.commands && !facts.error ? { commands: facts.commands } : undefined;

@@ -1,0 +1,141 @@
+/**
+ * verdict's own files, opened so that they cannot be turned against the user.
+ *
+ * A state file is only ever opened with O_NOFOLLOW: if `decisions.jsonl` is a symlink to `~/.bashrc`,
+ * the open fails instead of appending to the profile. Every folder verdict keeps files in is checked
+ * before use: a real directory (not a symlink), owned by the user, not writable by group or others
+ * (a wider one verdict created itself is tightened to 0700; anyone else's is refused). Every file
+ * verdict creates is 0600, every folder 0700; an existing file of verdict's with wider modes is
+ * tightened when opened.
+ */
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+export class UnsafePathError extends Error {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
+    super(`refusing to use ${path}: ${why}`);
+    this.name = "UnsafePathError";
+  }
+}
+
+const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
+
+/** Checks (and tightens) one existing folder of verdict's; throws UnsafePathError when it cannot be trusted. */
+export function checkPrivateDir(dir: string): void {
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) throw new UnsafePathError(dir, "it is a symbolic link (verdict's folders must be real folders); remove the link");
+  if (!stat.isDirectory()) throw new UnsafePathError(dir, "it is not a folder");
+  const me = uid();
+  if (me !== undefined && stat.uid !== me) throw new UnsafePathError(dir, `it is owned by uid ${stat.uid}, not by you (uid ${me})`);
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, DIR_MODE);
+}
+
+/**
+ * Creates `dir` (0700, parents as needed) and checks it, and the folders above it up to verdict's own
+ * (`.../verdict`): a link anywhere in verdict's part of the path is refused.
+ */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  let current = dir;
+  for (let depth = 0; depth < 4; depth++) {
+    checkPrivateDir(current);
+    if (basename(current) === "verdict" || dirname(current) === current) break;
+    current = dirname(current);
+    if (!current.split("/").includes("verdict")) break;
+  }
+}
+
+/** After an open: a regular file of the user's, tightened to 0600. */
+function checkOpened(fd: number, path: string): void {
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) throw new UnsafePathError(path, "it is not a regular file");
+  const me = uid();
+  if (me !== undefined && stat.uid !== me) throw new UnsafePathError(path, `it is owned by uid ${stat.uid}, not by you (uid ${me})`);
+  if ((stat.mode & 0o077) !== 0) fchmodSync(fd, FILE_MODE);
+}
+
+function opened(path: string, flags: number): number {
+  try {
+    return openSync(path, flags | NOFOLLOW, FILE_MODE);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafePathError(path, "it is a symbolic link (verdict does not write through links); remove the link");
+    throw error;
+  }
+}
+
+/** Opens a state file for appending (created 0600) in a checked folder. The caller closes it. */
+export function openPrivateAppend(path: string): number {
+  ensurePrivateDir(dirname(path));
+  const fd = opened(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  try {
+    checkOpened(fd, path);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** Creates a new file exclusively (0600, no link followed); throws EEXIST if it is there. The caller closes it. */
+export function createPrivateExclusive(path: string): number {
+  return opened(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+}
+
+/** The content of a state file, or undefined when it does not exist; a link or a non-file is refused. */
+export function readPrivate(path: string, maxBytes = 64 * 1024 * 1024): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = opened(path, constants.O_RDONLY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnsafePathError(path, "it is not a regular file");
+    if (stat.size > maxBytes) throw new UnsafePathError(path, `it is larger than ${maxBytes} bytes`);
+    const buffer = Buffer.alloc(stat.size);
+    let done = 0;
+    while (done < buffer.length) {
+      const n = readSync(fd, buffer, done, buffer.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buffer.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function writeAll(fd: number, data: Uint8Array): void {
+  let done = 0;
+  while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+}
+
+/** Replaces `path` atomically with `data`: a fresh 0600 temporary file in the checked folder, renamed over it. */
+export function writePrivateAtomic(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): void {
+  ensurePrivateDir(dirname(path));
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const fd = createPrivateExclusive(temporary);
+  try {
+    writeAll(fd, typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    if (options.sync) fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    try {
+      unlinkSync(temporary);
+    } catch {}
+    throw error;
+  }
+  closeSync(fd);
+  // rename(2) replaces a link named `path` itself; it never writes through it.
+  renameSync(temporary, path);
+}

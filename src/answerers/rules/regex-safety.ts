@@ -21,6 +21,15 @@ function separated(group: { first?: string; atoms: string[]; nested: boolean }):
   return group.atoms.every((atom) => /^\\[wd]$/.test(atom) || (/^\[[^\^][^\]]*\]$/.test(atom) && !atom.includes(sep) && !atom.includes("\\W") && !atom.includes("\\S")));
 }
 
+/** Plain alternatives of a group where one is a prefix of another (`a|aa`, `x|x`): each turn can split two ways. */
+function overlappingBranches(body: string): boolean {
+  const inner = body.replace(/^\?(?::|<[A-Za-z_][A-Za-z0-9_]*>)/, "");
+  if (!inner.includes("|")) return false;
+  const branches = inner.split("|");
+  if (branches.some((b) => !/^[A-Za-z0-9 _-]*$/.test(b))) return false;
+  return branches.some((a, i) => branches.some((b, j) => i !== j && b.startsWith(a)));
+}
+
 /** Why `source` can backtrack catastrophically, or undefined when its shape is safe. */
 export function nestedRepetition(source: string): string | undefined {
   const stack: { quantified: boolean; start: number; first?: string; atoms: string[]; nested: boolean }[] = [];
@@ -71,6 +80,9 @@ export function nestedRepetition(source: string): string | undefined {
       const group = stack.pop();
       i++;
       const repeat = repeatAt(i);
+      if (group && repeat > 0 && overlappingBranches(source.slice(group.start + 1, i - 1))) {
+        return `the group at character ${group.start + 1} repeats, and one of its alternatives is a prefix of another (like (a|aa)*): on a line that almost matches it can take exponential time`;
+      }
       if (group && repeat > 0 && group.quantified && !separated(group)) {
         return `the group at character ${group.start + 1} repeats, and something inside it repeats too (like (a+)+): on a line that almost matches it can take exponential time`;
       }

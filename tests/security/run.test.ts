@@ -19,8 +19,9 @@ const KEYS = {
 
 describe("verdict run and secrets", () => {
   test("a tool call that dumps its environment sees none of verdict's or the user's keys", async () => {
-    fake = startFake({ script: [{ command: "python3 -c 'import os; print(sorted(os.environ.items()))'" }, { answer: "done" }] });
-    const s = setup();
+    // (`python3 -c '...os.environ...'` itself asks now; a script file does not show what it reads.)
+    fake = startFake({ script: [{ command: "python3 show.py" }, { answer: "done" }] });
+    const s = setup({ "show.py": "import os\nprint(sorted(os.environ.items()))\n" });
     const ran = await runVerdict(s, fake.url, ["--effects", "any", "show the environment"], { env: KEYS });
     expect(ran.code).toBe(0);
     const sent = fake.requests[1]!.body.messages.at(-1).content as string;

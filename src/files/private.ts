@@ -8,7 +8,7 @@
  * verdict creates is 0600, every folder 0700; an existing file of verdict's with wider modes is
  * tightened when opened.
  */
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 
 export const FILE_MODE = 0o600;
@@ -141,4 +141,34 @@ export function writePrivateAtomic(path: string, data: string | Uint8Array, opti
   closeSync(fd);
   // rename(2) replaces a link named `path` itself; it never writes through it.
   renameSync(temporary, path);
+}
+
+/**
+ * verdict's own files and folders (under `roots`, links not followed, a bounded walk) that others may
+ * read or write: what `verdict doctor` reports, with the chmod that fixes each.
+ */
+export function widerThanPrivate(roots: string[], limit = 2000): { path: string; mode: number; dir: boolean }[] {
+  const found: { path: string; mode: number; dir: boolean }[] = [];
+  let seen = 0;
+  const walk = (path: string, depth: number): void => {
+    if (seen++ > limit) return;
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      return;
+    }
+    if (stat.isSymbolicLink()) return;
+    const mode = stat.mode & 0o777;
+    if ((mode & 0o077) !== 0) found.push({ path, mode, dir: stat.isDirectory() });
+    if (stat.isDirectory() && depth < 3) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(path);
+      } catch {}
+      for (const name of names) walk(`${path}/${name}`, depth + 1);
+    }
+  };
+  for (const root of roots) walk(root, 0);
+  return found;
 }

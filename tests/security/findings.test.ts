@@ -143,6 +143,15 @@ describe("verdict's files cannot be turned against the user", () => {
     for (const dir of [join(box.env.XDG_STATE_HOME!, "verdict"), join(box.env.XDG_CONFIG_HOME!, "verdict")]) expect(mode(dir)).toBe(0o700);
   });
 
+  test("doctor reports verdict's files and folders that others can read, with the chmod that fixes them", () => {
+    box = sandbox();
+    const dir = join(box.env.XDG_CONFIG_HOME!, "verdict");
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    writeFileSync(join(dir, "policy.yaml"), "version: 1\n", { mode: 0o644 });
+    const ran = verdict(["doctor"]);
+    expect(ran.stdout + ran.stderr).toContain(`chmod 600 ${join(dir, "policy.yaml")}`);
+  });
+
   test("with HOME unset, a repository's ./.config/verdict/policy.yaml is not taken for the user's layer", () => {
     box = sandbox();
     mkdirSync(join(box.project, ".config", "verdict"), { recursive: true });

@@ -6,14 +6,14 @@
  * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
  * no host mistakes a crash for "no hook ran".
  */
-import { writeSync } from "node:fs";
+import { existsSync, writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../policy/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
-import { startWatchdog } from "./watchdog.ts";
+import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
 
@@ -41,7 +41,15 @@ export async function main(argv: string[]): Promise<number> {
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
   // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
-  const watchdog = startWatchdog();
+  // Started only where the work can be heavy: a policy layer besides the embedded default (its own
+  // patterns), a large payload, a turn's end (a transcript). The embedded default on an ordinary
+  // payload is fuzzed to answer in well under a second, and a thread costs every hook some milliseconds.
+  let watchdog: Watchdog | undefined;
+  const ensureWatchdog = (): void => {
+    if (watchdog) return;
+    watchdog = startWatchdog();
+    armWatchdog();
+  };
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
@@ -93,11 +101,13 @@ export async function main(argv: string[]): Promise<number> {
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
+    if (hasOwnLayers(here)) ensureWatchdog();
     const early = loadPolicy({ cwd: here });
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
     const raw = await readStdin((chunk) => {
       if (received.length < SNIFF_BYTES) received += chunk;
+      else ensureWatchdog();
       // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
       if (kind === "unknown" && received.length < SNIFF_BYTES) {
         kind = sniffKind(received);
@@ -106,7 +116,11 @@ export async function main(argv: string[]): Promise<number> {
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
-      loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
+      loadPolicy: (cwd) => {
+        if (cwd === here && early.ok) return early;
+        if (hasOwnLayers(cwd)) ensureWatchdog();
+        return loadPolicy({ cwd });
+      },
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
@@ -122,6 +136,7 @@ export async function main(argv: string[]): Promise<number> {
       stateDir: stateDir(),
       onKind: (k) => {
         kind = k;
+        if (k === "turn-end") ensureWatchdog();
         armWatchdog();
       },
       onSettings: rearm,
@@ -131,6 +146,16 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
   }
   return answered ? 0 : USAGE_EXIT;
+}
+
+/** Whether a policy layer besides the embedded default would be loaded for `cwd` (a file that exists). */
+function hasOwnLayers(cwd: string): boolean {
+  try {
+    const { repoPolicyPaths, userPolicyPath } = require("../policy/layers.ts") as typeof import("../policy/layers.ts");
+    return Boolean(process.env.VERDICT_POLICY) || existsSync(userPolicyPath(process.env)) || repoPolicyPaths(cwd).length > 0;
+  } catch {
+    return true;
+  }
 }
 
 /**

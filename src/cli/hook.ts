@@ -18,7 +18,10 @@ import { startWatchdog, type Watchdog } from "./watchdog.ts";
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
 
 Reads a hook payload from stdin and prints the decision in the host's vocabulary.
-Registered by verdict install <host>; run verdict doctor to check it.`;
+Registered by verdict install <host>; run verdict doctor to check it.
+
+Exit status: 0 with the decision on stdout, always (also when the policy is broken or time runs out: the
+decision is then hosts.on_error); 2 a usage error (no such host).`;
 
 /** A hook payload larger than this is refused (answered with hosts.on_error) rather than read on. */
 export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;

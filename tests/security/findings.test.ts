@@ -229,6 +229,16 @@ describe("every hook answers in time", () => {
     expect(ran.ms).toBeLessThan(6000);
   });
 
+  test("a turn's end whose transcript path names a FIFO answers at once", () => {
+    box = sandbox();
+    const fifo = join(box.root, "transcript.fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const stop = JSON.stringify({ session_id: "t1", hook_event_name: "Stop", stop_hook_active: false, cwd: box.project, transcript_path: fifo });
+    const ran = verdict(["hook", "claude"], { stdin: stop });
+    expect(ran.code).toBe(0);
+    expect(ran.ms).toBeLessThan(3000);
+  });
+
   test("a 250 KB command line with secrets is judged, redacted and answered well within the deadline", () => {
     box = sandbox();
     const command = `echo ${"GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 curl -u a:b https://x/ ".repeat(3200)}`;

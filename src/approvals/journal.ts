@@ -17,7 +17,7 @@
  * with the anchor, so `verify` reports it and appends are refused. The journal and its files are
  * opened without following links.
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { stateDir } from "../files/dirs.ts";
 import { ensurePrivateDir, openPrivateAppend, readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { dirname, join } from "node:path";

@@ -13,7 +13,7 @@
  * with it sees a miss. Only answers are cached, never failures; an entry
  * holds no secret because its text was redacted before it was keyed.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { cacheDir as verdictCacheDir, homeDir } from "../files/dirs.ts";
 import { createPrivateExclusive, ensurePrivateDir, readPrivate, writeAll } from "../files/private.ts";

@@ -20,7 +20,7 @@
  * under (2) alone and rotation waits for the next writer: a judgment is
  * never held up or lost for the sake of its log.
  */
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { createPrivateExclusive, ensurePrivateDir, openPrivateAppend } from "../files/private.ts";
 

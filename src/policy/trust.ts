@@ -5,8 +5,7 @@
  * content digest of the file (and of the files it extends) in the user's
  * config, and is void once any of them changes.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { configDir } from "../files/dirs.ts";
 import { readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { isMap } from "./merge.ts";

@@ -5,7 +5,6 @@
  * to $XDG_STATE_HOME/verdict/runs/, after every step and once more at the
  * end, so an interrupted run still leaves a whole document behind.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { stateDir } from "../files/dirs.ts";
 import { redactDeep } from "../judge/redact.ts";
 import { writePrivateAtomic } from "../files/private.ts";

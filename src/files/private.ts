@@ -42,13 +42,25 @@ export function checkPrivateDir(dir: string): void {
  * (`.../verdict`): a link anywhere in verdict's part of the path is refused.
  */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  let current = dir;
-  for (let depth = 0; depth < 4; depth++) {
-    checkPrivateDir(current);
-    if (basename(current) === "verdict" || dirname(current) === current) break;
-    current = dirname(current);
-    if (!current.split("/").includes("verdict")) break;
+  // verdict's part of the path: from its own `verdict` folder (at most a few levels up) down to `dir`.
+  const chain = [dir];
+  for (let current = dir; chain.length < 5 && basename(current) !== "verdict"; ) {
+    const parent = dirname(current);
+    if (parent === current || !parent.split("/").includes("verdict")) break;
+    chain.unshift(parent);
+    current = parent;
+  }
+  // Above it, the user's own folders (which may well be links, as dotfile managers make them).
+  mkdirSync(dirname(chain[0]!), { recursive: true, mode: DIR_MODE });
+  // Each of verdict's folders is checked before anything is created inside it, so nothing is ever
+  // created through a link.
+  for (const folder of chain) {
+    try {
+      mkdirSync(folder, { mode: DIR_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    checkPrivateDir(folder);
   }
 }
 

@@ -4,7 +4,8 @@
  * schema_version, command, status, exit_code, message, code, fix, and the
  * command's data).
  */
-import { decideTask, journalPath, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
+import { jsonDocument } from "./json.ts";
+import { decideTask, journalPath, readAnchor, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
 import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
 import { findTask, statusOf } from "../approvals/state.ts";
@@ -20,7 +21,7 @@ import { USAGE_EXIT } from "./common.ts";
  */
 export const ASSISTANT_SHELL_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "VERDICT_RUN_CALL"];
 
-const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 2, already: 3, always: 4, notFound: 15 } as const;
+const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 5, already: 3, always: 4, notFound: 15 } as const;
 
 const HELP = `Usage: verdict approvals <command> [options]
 
@@ -41,8 +42,8 @@ const HELP = `Usage: verdict approvals <command> [options]
 ID is a task id or a unique prefix of it (at least 4 characters). --digest
 refuses the decision unless the task still has the digest you were shown.
 Options: --json (machine-readable output), --help.
-Exit status: 0 done (request: allowed), 1 the journal is damaged (request: not allowed), 2 usage error or the call
-changed since it was shown, 3 already decided, 4 the "always" rule could not
+Exit status: 0 done (request: allowed), 1 the journal is damaged (request: not allowed), 2 usage error,
+5 the call changed since it was shown, 3 already decided, 4 the "always" rule could not
 be written, 15 no such task.`;
 
 type Parsed = { positional: string[]; flags: Map<string, string | true> };
@@ -90,7 +91,7 @@ function emit(json: boolean, envelope: Envelope, human: string[]): number {
       ...(envelope.fix ? { fix: envelope.fix } : {}),
       ...envelope.data,
     };
-    console.log(JSON.stringify(out, null, 2));
+    console.log(jsonDocument(out, 2));
   } else if (envelope.exit === 0) {
     if (human.length > 0) console.log(human.join("\n"));
   } else {
@@ -130,7 +131,9 @@ function list(all: boolean, json: boolean): number {
     human.push(...batched.filter((e) => e.task.session === run).map((e) => `  ${listLine(e, now)}`));
   }
   if (entries.some((e) => statusOf(e, now) === "open")) human.push("", "verdict approvals show ID   to see a task; approve ID or reject ID --reason TEXT to decide it");
-  return emit(json, { command: "list", exit: 0, message: `${entries.length} task${entries.length === 1 ? "" : "s"}`, data: { tasks: entries.map((e) => entryJson(e, now)) } }, human);
+  const anchor = readAnchor(journalPath());
+  if (anchor) human.push("", `journal head: record ${anchor.seq}, ${anchor.hash.slice(0, 16)} (note it: verdict approvals verify checks the journal against it)`);
+  return emit(json, { command: "list", exit: 0, message: `${entries.length} task${entries.length === 1 ? "" : "s"}`, data: { tasks: entries.map((e) => entryJson(e, now)), anchor: anchor ?? null } }, human);
 }
 
 function show(id: string, json: boolean): number {
@@ -277,5 +280,7 @@ function verify(json: boolean): number {
     return emit(json, { command: "verify", exit: EXIT.damaged, message, code: d.kind === "torn" ? "JOURNAL-TORN" : "JOURNAL-BROKEN", fix, data: { path: report.path, records: report.records, damage: d, torn_kept: report.tornKept } }, human);
   }
   human.unshift(`ok: ${report.records} record${report.records === 1 ? "" : "s"}, hash chain intact (${report.path})`);
-  return emit(json, { command: "verify", exit: 0, message: `${report.records} records, chain intact`, data: { path: report.path, records: report.records, torn_kept: report.tornKept } }, human);
+  if (report.anchor) human.push(`anchor: record ${report.anchor.seq}, head ${report.anchor.hash.slice(0, 16)} (written ${report.anchor.at}); the chain agrees with it`);
+  else if (report.records > 0) human.push(`note: no anchor beside the journal (${report.path}.anchor): a journal cut at its end cannot be told from a shorter one; the next append writes one`);
+  return emit(json, { command: "verify", exit: 0, message: `${report.records} records, chain intact`, data: { path: report.path, records: report.records, torn_kept: report.tornKept, anchor: report.anchor ?? null } }, human);
 }

@@ -10,11 +10,16 @@
  *
  * Exit status: 0 fine, 1 an example does not hold, 2 a usage or policy error.
  */
+import { jsonDocument } from "./json.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import schemaText from "../../policy/schema.json" with { type: "text" };
 import { checkRuleExamples, ruleProblems } from "../answerers/rules.ts";
+import { checkToolRuleExamples } from "../tools/examples.ts";
+import { toolRuleProblems } from "../tools/rules.ts";
+import { toolCall } from "../tools/payload.ts";
+import { judgeTool } from "../judge/tool.ts";
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { DEFAULT_FILE, DEFAULT_POLICY_TEXT } from "../policy/load.ts";
@@ -134,12 +139,22 @@ function reportRuleProblems(loaded: LoadedPolicy, problems: RuleProblem[], headi
 
 /** The rules' problems the schema cannot see: patterns that do not compile, rules that can match nothing. */
 function ruleCheck(loaded: LoadedPolicy): boolean {
-  return reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
+  const broken = reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
+  return reportToolProblems(toolRuleProblems(loaded.policy.tool_rules, Object.keys(loaded.policy.acts)), "cannot be used") || broken;
+}
+
+/** Tool rules' problems, one a line with the rule's id (tool_rules are found by id in their file). */
+function reportToolProblems(problems: { id: string; message: string }[], what: string): boolean {
+  if (problems.length === 0) return false;
+  console.error(`verdict: ${problems.length === 1 ? `a tool rule ${what}` : `${problems.length} tool rule problems`}:`);
+  for (const problem of problems) console.error(`  ${problem.message.startsWith("tool rule") ? problem.message : `tool rule ${problem.id}: ${problem.message}`}`);
+  return true;
 }
 
 /** Each rule's own match / not_match examples. */
 function exampleCheck(loaded: LoadedPolicy): boolean {
-  return reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
+  const failed = reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
+  return reportToolProblems(checkToolRuleExamples(loaded.policy), "example does not hold") || failed;
 }
 
 function check(file: string | undefined, cwd: string, alone: boolean): number {
@@ -157,7 +172,7 @@ function show(flags: Flags, cwd: string): number {
   if (!loaded) return USAGE_EXIT;
   if (flags.json) {
     const origins = Object.fromEntries([...(loaded.origins ?? [])].map(([path, origin]) => [path, `${origin.layer}: ${origin.file}`]));
-    console.log(JSON.stringify({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, null, 2));
+    console.log(jsonDocument({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, 2));
     return 0;
   }
   console.log(`effective policy ${loaded.digest}`);
@@ -201,7 +216,21 @@ async function test(flags: Flags, cwd: string): Promise<number> {
       return 1;
     }
   }
-  console.log(`${checked} examples hold (${commands.length} commands, ${turns.length} turns; ${rulesOnly ? "rule engine" : "configured answerer"})`);
+  const tools = loaded.policy.examples.tools ?? [];
+  for (const example of tools) {
+    checked++;
+    const call = toolCall(example.tool, example.input);
+    if (!call) {
+      console.error(`verdict: tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`);
+      return USAGE_EXIT;
+    }
+    const judged = await judgeTool({ call, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
+    if (judged.verdict !== example.verdict) {
+      console.error(`verdict: tool example ${checked - commands.length - turns.length} does not hold: ${example.tool} ${JSON.stringify(example.input).slice(0, 120)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`);
+      return 1;
+    }
+  }
+  console.log(`${checked} examples hold (${commands.length} commands, ${turns.length} turns, ${tools.length} tool calls; ${rulesOnly ? "rule engine" : "configured answerer"})`);
   return 0;
 }
 

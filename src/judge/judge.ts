@@ -17,7 +17,7 @@ import type { Policy } from "../policy/schema.ts";
 import { durationMs } from "../policy/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
-import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "./answers.ts";
+import { stricter, type ChoiceAnswer, type CommandAnswers, type EndingAnswers, type ScoreAnswer, type Verdict, type Verdicted } from "./answers.ts";
 import type { CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
@@ -38,7 +38,7 @@ export type Env = Record<string, string | undefined>;
 export type { TranscriptFacts } from "../answerers/turn-rules.ts";
 
 /** What every judgment may be told besides its subject. */
-type Common = {
+export type Common = {
   /** The host that asked (claude, codex, gemini, cursor, cli, run) and its event, for the log. */
   host?: string;
   event?: string;
@@ -119,25 +119,27 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
   if (policy.judge.answerer === "rules") return { off: "rules only (judge.answerer is rules)" };
   const provider = policy.model.provider;
   const endpoint = policy.model[provider];
-  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env]) {
+  // An OpenAI-compatible endpoint on loopback needs no key (openaiKey).
+  const keyless = provider === "openai" && models().isLoopbackUrl(endpoint.base_url);
+  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env] && !keyless) {
     return { off: `no model configured: ${endpoint.key_env} is not set` };
   }
   return { provider };
 }
 
-function digestOf(text: string): string {
+export function digestOf(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** The deadline as `performance.now()`: answer_within after verdict started. */
-function deadlineOf(policy: Policy, startedAt: number): number {
+export function deadlineOf(policy: Policy, startedAt: number): number {
   return startedAt + durationMs(policy.judge.answer_within);
 }
 
 type Asked = { reply: ModelReply; cached: boolean };
 
 /** Asks the provider, or reads an identical judgment's answers from the cache. */
-async function ask(
+export async function ask(
   provider: "jev" | "openai",
   set: QuestionSet,
   keyText: string,
@@ -169,7 +171,7 @@ async function ask(
   return { reply, cached: false };
 }
 
-function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
+export function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
   const { reply } = asked;
   return {
     provider,
@@ -184,7 +186,7 @@ function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
 }
 
 /** A failed reply as the sentence the user and the log read. */
-function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
+export function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
   const said = reply.kind === "timeout" ? `no answer within ${policy.judge.answer_within}` : reply.reason;
   return `${provider} not used: ${said}`;
 }
@@ -217,21 +219,27 @@ function loggedAnswers(answers: CommandAnswers | EndingAnswers | undefined): Rec
   );
 }
 
-/** The rule engine's verdict on a command that no rule decides outright. */
+/** How the line the user reads ends, by verdict. */
+const ENDINGS: Record<Verdict, string> = { allow: "allowed", pass: "left to the usual permission check", ask: "asked", deny: "denied" };
+
+/**
+ * The rule engine's verdict on a command: the strictest of its parts' (the engine's), made
+ * stricter still when the machine has too little memory for the heaviest part.
+ */
 function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, memory: (answers: CommandAnswers) => number | undefined): Verdicted {
-  if (!rules.answers) {
-    // Why each unknown command is unknown: no rule knows it, or its path is not trusted to be what its name says (/tmp/git).
-    const whys = [...new Set(rules.unknownWhy)].join("; ");
-    return { verdict: "pass", line: `rules: ${whys || "no rule knows this command"}; left to the usual permission check` };
-  }
-  return commandVerdict(policy, rules.answers, memory(rules.answers), "rules");
+  const verdicted: Verdicted = { verdict: rules.verdict, line: `rules: ${rules.line}; ${ENDINGS[rules.verdict]}` };
+  if (!rules.answers) return verdicted;
+  const mb = memory(rules.answers);
+  if (mb === undefined || mb >= neededMb(policy, rules.answers.load.score)) return verdicted;
+  const short = commandVerdict(policy, rules.answers, mb, "rules");
+  return stricter(short.verdict, verdicted.verdict) === verdicted.verdict ? verdicted : short;
 }
 
 /** Repository roots by working directory, for the judgments of one process (a --stdin batch, policy test). */
 const roots = new Map<string, string | undefined>();
 
 /** The project a command runs in: the caller's, else the repository of its own working directory. */
-function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {
+export function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {
   if (input.projectRoot !== undefined) return input.projectRoot;
   // The policy was loaded from this directory, so its repository is known already (the hook's case).
   if (loaded.cwd !== undefined && resolve(loaded.cwd) === resolve(input.cwd)) return loaded.repositoryRoot;
@@ -240,7 +248,7 @@ function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | unde
 }
 
 /** What a decision record says of any judgment, a command's or a turn's: the verdict, who answered, and how. */
-function verdictFields(judgment: CommandJudgment | TurnJudgment, status: number | undefined, startedAt: number, digest: string) {
+export function verdictFields(judgment: CommandJudgment | TurnJudgment, status: number | undefined, startedAt: number, digest: string) {
   return {
     verdict: judgment.verdict,
     line: redact(judgment.line),
@@ -302,7 +310,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   if (rules.decision && rules.rule) {
     return finish({
       verdict: rules.decision,
-      line: `rules: ${rules.rule.reason} (rule ${rules.rule.id})`,
+      line: `rules: ${rules.line}`,
       answerer: "rules",
       answers: rules.answers,
       rule: rules.rule,
@@ -362,7 +370,7 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
     return judgment;
   };
 
-  const byRules = turnRules().answerTurnByRules({ final: input.final, transcript: input.transcript }, policy);
+  const byRules = turnRules().answerTurnByRules({ final: input.final, requests: input.requests, transcript: input.transcript }, policy);
   let rulesVerdicted: Verdicted;
   if (byRules.rule) {
     const verdicted = turnEndVerdict(policy, byRules.answers, "rules");

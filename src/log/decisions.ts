@@ -44,7 +44,8 @@ export type DecisionRecord = {
   time: string;
   host?: string;
   event?: string;
-  subject: "command" | "turn";
+  /** tool: a file, fetch or MCP tool call (judged like a command). */
+  subject: "command" | "turn" | "tool";
   /** SHA-256 (shortened) of the redacted text judged: the same command has the same digest. */
   digest: string;
   /** The command, or the final message's end; redacted and clipped. */
@@ -67,11 +68,14 @@ export type DecisionRecord = {
   latency_ms: number;
   policy_digest: string;
   available_mb?: number;
+  /** A judgment made by verdict's own install / doctor checks, not for an agent (VERDICT_SELF_TEST=1). */
+  self_test?: true;
 };
 
 /** Appends a record. Never throws: a log that cannot be written is reported on stderr, the judgment stands. */
 export function logDecision(record: DecisionRecord, policy: Pick<Policy, "log">, env: Env = process.env): void {
   if (env.VERDICT_LOG === "off") return;
+  if (env.VERDICT_SELF_TEST === "1") record = { ...record, self_test: true };
   try {
     appendLine(decisionLogPath(env), JSON.stringify(record), { maxBytes: bytes(policy.log.max_size), keep: policy.log.keep });
   } catch (error) {

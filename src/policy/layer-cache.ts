@@ -19,13 +19,13 @@
  * is always correct; the cache only saves its time. Entries are written whole to a temporary file and
  * renamed into place. VERDICT_POLICY_CACHE=off turns the cache off.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/default-policy.ts";
 import type { LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
-import { repoPolicyPath, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
+import { repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
 import { trustStorePath } from "./trust.ts";
 
@@ -52,8 +52,12 @@ attachRuleIndex(DEFAULT_POLICY, packedRuleIndex([{ pack: DEFAULT_RULES }], () =>
 
 const DEFAULT_LAYER: LayerSource = { name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST };
 
-/** A file an entry depends on, as it was when the entry was written. size -1: the file did not exist. */
-type Recorded = { path: string; size: number; mtimeMs: number; digest: string };
+/**
+ * A file an entry depends on, as it was when the entry was written. size -1: the file did not exist.
+ * `real`: the path with every link resolved, for a repository file (whether it lies inside the
+ * repository decides whether it is read at all: load.ts).
+ */
+type Recorded = { path: string; size: number; mtimeMs: number; digest: string; real?: string };
 
 type Entry = {
   format: number;
@@ -90,17 +94,17 @@ export let lastOutcome: CacheOutcome = "none";
 export function loadPolicyCached(options: LoadOptions): LoadResult {
   if (options.origins || options.only) return loadPolicy(options);
   const env = options.env ?? process.env;
+  const root = repositoryRoot(options.cwd);
   const wanted = layerFiles(options, env);
   if (wanted.length === 0) {
     lastOutcome = "none";
-    const root = repositoryRoot(options.cwd);
     return { ok: true, loaded: { policy: DEFAULT_POLICY, digest: DEFAULT_DIGEST, layers: [DEFAULT_LAYER], warnings: [], repositoryRoot: root, cwd: options.cwd } };
   }
   if (env.VERDICT_POLICY_CACHE === "off") {
     lastOutcome = "off";
     return loadPolicy(options);
   }
-  const path = entryPath(env, wanted);
+  const path = entryPath(env, [`root:${root ?? ""}`, ...wanted]);
   const cached = readEntry(path);
   if (cached) {
     lastOutcome = "hit";
@@ -114,7 +118,7 @@ export function loadPolicyCached(options: LoadOptions): LoadResult {
   const result = loadPolicy(options);
   if (result.ok) {
     try {
-      writeEntry(path, result.loaded, store, before);
+      writeEntry(path, result.loaded, wanted, store, before);
     } catch {
       // A cache that cannot be written only costs the next hook its time.
     }
@@ -127,8 +131,7 @@ function layerFiles(options: LoadOptions, env: Env): string[] {
   const files: string[] = [];
   const user = userPolicyPath(env);
   if (exists(user)) files.push(`user:${user}`);
-  const repo = repoPolicyPath(options.cwd);
-  if (repo) files.push(`repo:${repo}`);
+  for (const repo of repoPolicyPaths(options.cwd)) files.push(`repo:${repo}`);
   const line = options.file ?? (env.VERDICT_POLICY || undefined);
   // Resolved as the loader resolves it: against the process's directory.
   if (line) files.push(`command-line:${resolve(line)}`);
@@ -161,8 +164,15 @@ function recordFile(path: string): Recorded {
   return { path, size: stat.size, mtimeMs, digest: sha256(text) };
 }
 
-/** Whether a file is as recorded: the same size and mtime, or else the same content. */
+/** Whether a file is as recorded: the same size and mtime, or else the same content; and the same real path. */
 function unchanged(file: Recorded): boolean {
+  if (file.real !== undefined) {
+    try {
+      if (realpathSync(file.path) !== file.real) return false;
+    } catch {
+      return false;
+    }
+  }
   const stat = statSync(file.path, { throwIfNoEntry: false });
   if (!stat) return file.size === -1;
   if (file.size === -1) return false;
@@ -238,16 +248,23 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
  * Writes the entry for a fresh load, if the files it read are still what it read (their chain digests
  * match the loaded layers') and the trust store did not change meanwhile.
  */
-function writeEntry(path: string, loaded: LoadedPolicy, store: string, storeBefore: Recorded): void {
+function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store: string, storeBefore: Recorded): void {
   const files: Recorded[] = [];
+  const withReal = (file: Recorded): Recorded => ({ ...file, real: realpathSync(file.path) });
   for (const layer of loaded.layers) {
     if (layer.name === "default") continue;
-    const recorded = layer.files.map(recordFile);
+    const recorded = layer.files.map(recordFile).map((file) => (layer.name === "repo" ? withReal(file) : file));
     if (recorded.some((file) => file.size === -1)) return;
     if ((require("./trust.ts") as typeof import("./trust.ts")).chainDigest(layer.files.map((file) => readFileSync(file, "utf8"))) !== layer.digest) return;
     files.push(...recorded);
   }
-  if (loaded.layers.some((layer) => layer.name === "repo")) {
+  // A layer file the loader left out (a repository file resolving outside the repository) counts too:
+  // the entry is stale once it changes, moves or is trusted.
+  for (const own of wanted) {
+    const file = own.slice(own.indexOf(":") + 1);
+    if (!files.some((recorded) => recorded.path === file)) files.push(own.startsWith("repo:") ? withReal(recordFile(file)) : recordFile(file));
+  }
+  if (wanted.some((own) => own.startsWith("repo:"))) {
     const storeAfter = recordFile(store);
     if (storeAfter.digest !== storeBefore.digest || storeAfter.size !== storeBefore.size) return;
     files.push(storeBefore.mtimeMs === storeAfter.mtimeMs ? storeBefore : { ...storeBefore, mtimeMs: -1 });

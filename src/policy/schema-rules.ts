@@ -94,6 +94,13 @@ export const RuleMatch = z
           "verdict approvals approve --always writes rules of this kind.",
         ].join(" "),
       ),
+    where: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "An absolute folder: the rule holds only for a command whose working directory is this folder or one inside it. verdict approvals approve --always writes the project's root here (the repository root, or the working directory outside a repository), so an approval made in one project does not apply in another.",
+      ),
   })
   .describe("What a command must look like for the rule to apply; every given field must hold.");
 
@@ -111,6 +118,7 @@ export const Rule = z
     confidence: Probability.default(1).describe("How sure the rule is of its act (the rest of the probability is spread)."),
     decision: z.enum(["allow", "ask", "deny"]).optional().describe("An outright verdict regardless of thresholds."),
     reason: z.string().min(1).describe("Why, in a sentence the user reads."),
+    suggest: z.string().min(1).optional().describe("A safer form known to the rule (a --dry-run, --force-with-lease, a path inside the project), shown when the verdict is ask or deny."),
     examples: z
       .strictObject({
         match: z.array(z.string()).default([]),

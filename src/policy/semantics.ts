@@ -3,6 +3,7 @@
  * (a rule's act must be one of the acts), ranges that depend on other
  * values (an undo level must exist), and regular expressions that compile.
  */
+import { nestedRepetition } from "../answerers/rules/regex-safety.ts";
 import type { PolicyProblem } from "./errors.ts";
 import type { Policy } from "./schema.ts";
 import { nearest } from "./suggest.ts";
@@ -58,12 +59,17 @@ export function checkSemantics(policy: Policy, checked: ReadonlySet<unknown> = n
       add(["turn_rules", index, "ending"], { message: `unknown ending ${JSON.stringify(rule.ending)}`, expected: `one of ${endings.join(", ")}`, hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : undefined });
     }
     if (checked.has(rule)) return;
-    for (const field of ["final_matches", "final_not_matches"] as const) {
-      (rule[field] ?? []).forEach((pattern, at) => {
-        try {
-          new RegExp(pattern, "i");
-        } catch (error) {
-          add(["turn_rules", index, field, at], { message: "not a valid regular expression", found: pattern, hint: (error as Error).message });
+    for (const field of ["final_matches", "final_not_matches", "request_matches", "request_not_matches"] as const) {
+      (rule[field] ?? []).forEach((item, at) => {
+        // An item may be a shared list (a YAML alias): each of its patterns is checked.
+        for (const [pattern, path] of typeof item === "string" ? [[item, [at]] as const] : item.map((one, inner) => [one, [at, inner]] as const)) {
+          try {
+            new RegExp(pattern, "i");
+            const risky = nestedRepetition(pattern);
+            if (risky) add(["turn_rules", index, field, ...path], { message: "a regular expression that can backtrack catastrophically", found: pattern, hint: `${risky}; rewrite it without nested repetition` });
+          } catch (error) {
+            add(["turn_rules", index, field, ...path], { message: "not a valid regular expression", found: pattern, hint: (error as Error).message });
+          }
         }
       });
     }

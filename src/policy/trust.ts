@@ -5,15 +5,14 @@
  * content digest of the file (and of the files it extends) in the user's
  * config, and is void once any of them changes.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { configDir } from "../files/dirs.ts";
+import { readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { isMap } from "./merge.ts";
 import { durationMs } from "./units.ts";
+import { VERDICTS } from "../judge/answers.ts";
 
-export function configDir(env: Record<string, string | undefined>): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || env.USERPROFILE || ".", ".config");
-  return join(base, "verdict");
-}
+export { configDir };
 
 export function trustStorePath(env: Record<string, string | undefined>): string {
   return join(configDir(env), "trusted.json");
@@ -30,7 +29,7 @@ type TrustStore = { version: 1; files: Record<string, { digest: string; trusted_
 
 export function readTrustStore(env: Record<string, string | undefined>): TrustStore {
   try {
-    const parsed = JSON.parse(readFileSync(trustStorePath(env), "utf8")) as TrustStore;
+    const parsed = JSON.parse(readPrivate(trustStorePath(env), 4 * 1024 * 1024)?.toString("utf8") ?? "") as TrustStore;
     return isMap(parsed) && isMap(parsed.files) ? parsed : { version: 1, files: {} };
   } catch {
     return { version: 1, files: {} };
@@ -46,15 +45,15 @@ export function trust(env: Record<string, string | undefined>, file: string, dig
   const store = readTrustStore(env);
   store.files[file] = { digest, trusted_at: new Date().toISOString() };
   const path = trustStorePath(env);
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(store, null, 2)}\n`);
-  renameSync(temporary, path);
+  writePrivateAtomic(path, `${JSON.stringify(store, null, 2)}\n`);
   return path;
 }
 
 /** How a value can only tighten verdicts. */
-type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: string[] /* strictest first */ };
+type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: readonly string[] /* strictest first */ };
+
+/** Verdicts strictest first: the one order of src/judge/answers.ts. */
+const VERDICT_ORDER = { order: [...VERDICTS].reverse() };
 
 /**
  * The keys an untrusted layer may change, and in which direction. Anything
@@ -73,14 +72,14 @@ const DIRECTIONS: Record<string, Direction> = {
   // An expired approval is a refusal, so a shorter wait refuses sooner.
   "approvals.wait_at_most": "shorter-is-stricter",
   "task.effects": { order: ["read-only", "workspace", "any"] },
-  "hosts.on_error.claude": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.codex": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.gemini": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.cursor": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.claude": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.codex": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.gemini": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.cursor": { order: ["deny", "ask", "pass"] },
+  "hosts.on_error.claude": VERDICT_ORDER,
+  "hosts.on_error.codex": VERDICT_ORDER,
+  "hosts.on_error.gemini": VERDICT_ORDER,
+  "hosts.on_error.cursor": VERDICT_ORDER,
+  "hosts.ask_becomes.claude": VERDICT_ORDER,
+  "hosts.ask_becomes.codex": VERDICT_ORDER,
+  "hosts.ask_becomes.gemini": VERDICT_ORDER,
+  "hosts.ask_becomes.cursor": VERDICT_ORDER,
 };
 
 /** Lists whose entries an untrusted layer may add, when each entry passes its check. */
@@ -90,8 +89,14 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
     if (ids.has(entry.id)) return `it would replace the rule ${JSON.stringify(entry.id)} of a trusted layer`;
     return entry.decision === "deny" ? undefined : "only rules with decision: deny can only make verdicts stricter";
   },
+  tool_rules: (entry, ids) => {
+    if (!isMap(entry)) return "not a tool rule";
+    if (ids.has(entry.id)) return `it would replace the tool rule ${JSON.stringify(entry.id)} of a trusted layer`;
+    return entry.decision === "deny" ? undefined : "only tool rules with decision: deny can only make verdicts stricter";
+  },
   "examples.commands": () => undefined,
   "examples.turns": () => undefined,
+  "examples.tools": () => undefined,
 };
 
 export type Ignored = { path: string; why: string };

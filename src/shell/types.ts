@@ -21,6 +21,8 @@ export type ExecutedCommand = {
   cwd?: string;
   /** Wrapper chain that led here, outermost first: ["sudo"], ["bash -c"], ["xargs"], ["find -exec"], ["$( )"], ["heredoc->sh"]. */
   via: string[];
+  /** A wrapper (env, sudo) judged on its own with its arguments removed: conditions on its arguments cannot hold. */
+  wrapperOnly?: true;
   /** The program name itself comes from an expansion ($X, $(..), a glob): the program is unknown. */
   dynamic: boolean;
   /** A here-document or here-string body fed to this command (data for `cat`, code for `bash`). */
@@ -40,5 +42,13 @@ export type ExecutedCommand = {
 };
 
 export type ParseResult =
-  | { ok: true; commands: ExecutedCommand[]; assignments: Record<string, string> }
+  | {
+      ok: true;
+      commands: ExecutedCommand[];
+      assignments: Record<string, string>;
+      /** Variables assigned more than once on the line (their value at a use depends on order). */
+      reassigned?: string[];
+      /** Functions defined on the line that call themselves, directly or through another. */
+      recursive?: string[];
+    }
   | { ok: false; error: string };

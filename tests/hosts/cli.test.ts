@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
-import { BINARY, isolatedEnv, run, tempDir } from "../support/binary.ts";
+import { BINARY, isolatedEnv, run, tempDir, withVerdictOnPath } from "../support/binary.ts";
+import { portableHookCommand } from "../../src/hosts/settings.ts";
 import { sample, withCommand } from "./helpers.ts";
 
 const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
@@ -89,8 +90,10 @@ describe("verdict hook through the binary", () => {
 
   test("other tools and events: no opinion", () => {
     const dir = tempDir();
-    const ran = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Read", tool_input: { file_path: "x" } }) });
+    const ran = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Glob", tool_input: { pattern: "*" } }) });
     expect(ran).toMatchObject({ code: 0, stdout: "" });
+    const later = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: "x" } }) });
+    expect(later).toMatchObject({ code: 0, stdout: "" });
   });
 
   test("an unknown host is a usage error", () => {
@@ -113,7 +116,7 @@ describe("verdict install / uninstall / doctor", () => {
 
   test("install claude --project keeps other hooks in meaning, a second install changes nothing, uninstall restores", () => {
     const project = tempDir("verdict-project-");
-    const env = isolatedEnv();
+    const env = withVerdictOnPath(isolatedEnv());
     mkdirSync(join(project, ".claude"));
     const file = join(project, ".claude", "settings.json");
     writeFileSync(file, JSON.stringify(others, null, 4));
@@ -125,7 +128,7 @@ describe("verdict install / uninstall / doctor", () => {
     expect(parsed.env).toEqual(others.env);
     expect(parsed.hooks.PostToolUse).toEqual(others.hooks.PostToolUse);
     expect(parsed.hooks.PreToolUse[0]).toEqual(others.hooks.PreToolUse[0]);
-    expect(parsed.hooks.PreToolUse[1].hooks[0].command).toBe(`${BINARY} hook claude`);
+    expect(parsed.hooks.PreToolUse[1].hooks[0].command).toBe(portableHookCommand("claude"));
     expect(parsed.hooks.Stop[0]).toEqual(others.hooks.Stop[0]);
     expect(readdirSync(join(project, ".claude")).some((name) => name.startsWith("settings.json.verdict-backup-"))).toBe(true);
 
@@ -171,7 +174,7 @@ describe("verdict install / uninstall / doctor", () => {
 
   test("doctor finds the installed host, checks the binary and the round trip, reports the policy", () => {
     const project = tempDir("verdict-project-");
-    const env = isolatedEnv();
+    const env = withVerdictOnPath(isolatedEnv());
     run(["install", "claude", "--project"], { cwd: project, env });
     const ran = run(["doctor", "--json"], { cwd: project, env });
     const report = JSON.parse(ran.stdout);
@@ -188,7 +191,7 @@ describe("verdict install / uninstall / doctor", () => {
     run(["install", "claude", "--project", "--bin", "/nonexistent/verdict"], { cwd: project, env });
     const ran = run(["doctor"], { cwd: project, env });
     expect(ran.code).toBe(1);
-    expect(ran.stdout).toContain("/nonexistent/verdict, which is not an executable file");
+    expect(ran.stdout).toContain("the hook runs /nonexistent/verdict, which is not found here");
     expect(ran.stdout).toContain("fix: verdict install claude --project");
   });
 });

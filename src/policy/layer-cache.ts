@@ -19,13 +19,14 @@
  * is always correct; the cache only saves its time. Entries are written whole to a temporary file and
  * renamed into place. VERDICT_POLICY_CACHE=off turns the cache off.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
+import { provenSafe } from "../answerers/rules/pattern.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/default-policy.ts";
 import type { LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
-import { repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
+import { readPolicyText, repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
 import { trustStorePath } from "./trust.ts";
 
@@ -49,6 +50,9 @@ const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+
 const RACY_MS = 3000;
 
 attachRuleIndex(DEFAULT_POLICY, packedRuleIndex([{ pack: DEFAULT_RULES }], () => DEFAULT_POLICY.rules));
+// The default's regular expressions were checked when verdict was built; a layer's are checked as
+// they are compiled, cached or not.
+provenSafe(DEFAULT_RULES.safe ?? []);
 
 const DEFAULT_LAYER: LayerSource = { name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST };
 
@@ -114,9 +118,14 @@ export function loadPolicyCached(options: LoadOptions): LoadResult {
   // What the loader will read, as it is before it reads it: a file that changes while it loads makes
   // the entry stale at once rather than wrong.
   const store = trustStorePath(env);
-  const before = recordFile(store);
+  let before: Recorded | undefined;
+  try {
+    before = recordFile(store);
+  } catch {
+    before = undefined; // a trust store that cannot be read as a file: the loader reports it; nothing is cached
+  }
   const result = loadPolicy(options);
-  if (result.ok) {
+  if (result.ok && before) {
     try {
       writeEntry(path, result.loaded, wanted, store, before);
     } catch {
@@ -155,13 +164,18 @@ function entryPath(env: Env, files: string[]): string {
   return join(policyCacheDir(env), `${sha256([BUILD, trustStorePath(env), ...files].join("\n")).slice(0, 32)}.json`);
 }
 
-/** A file's size, mtime and digest now; an mtime too recent to rely on is recorded as -1. */
+/**
+ * A file's size, mtime and digest now; an mtime too recent to rely on is recorded as -1. Read as the
+ * loader reads a policy (layers.ts: a regular file only, bounded, never blocking); one that cannot be
+ * read so makes the entry not worth writing (throws).
+ */
 function recordFile(path: string): Recorded {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) return { path, size: -1, mtimeMs: -1, digest: "" };
-  const text = readFileSync(path);
+  const read = readPolicyText(path);
+  if (!("text" in read)) throw new Error(`${path}: ${read.why}`);
   const mtimeMs = Date.now() - stat.mtimeMs < RACY_MS ? -1 : stat.mtimeMs;
-  return { path, size: stat.size, mtimeMs, digest: sha256(text) };
+  return { path, size: stat.size, mtimeMs, digest: sha256(read.text) };
 }
 
 /** Whether a file is as recorded: the same size and mtime, or else the same content; and the same real path. */
@@ -177,12 +191,9 @@ function unchanged(file: Recorded): boolean {
   if (!stat) return file.size === -1;
   if (file.size === -1) return false;
   if (stat.size === file.size && stat.mtimeMs === file.mtimeMs && file.mtimeMs !== -1) return true;
-  if (stat.size !== file.size) return false;
-  try {
-    return sha256(readFileSync(file.path)) === file.digest;
-  } catch {
-    return false;
-  }
+  if (stat.size !== file.size || !stat.isFile()) return false;
+  const read = readPolicyText(file.path);
+  return "text" in read && sha256(read.text) === file.digest;
 }
 
 function isMap(value: unknown): value is Record<string, unknown> {
@@ -206,7 +217,8 @@ function isPack(value: unknown): value is PackedRules {
 function readEntry(path: string): Payload | undefined {
   let text: string;
   try {
-    const fd = openSync(path, "r");
+    // Non-blocking: a FIFO put in its place cannot hold the hook up (it is then refused as not a file).
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
       const stat = fstatSync(fd);
       // Only an entry this user wrote and no one else can have changed.
@@ -255,7 +267,9 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
     if (layer.name === "default") continue;
     const recorded = layer.files.map(recordFile).map((file) => (layer.name === "repo" ? withReal(file) : file));
     if (recorded.some((file) => file.size === -1)) return;
-    if ((require("./trust.ts") as typeof import("./trust.ts")).chainDigest(layer.files.map((file) => readFileSync(file, "utf8"))) !== layer.digest) return;
+    const texts = layer.files.map((file) => readPolicyText(file));
+    if (texts.some((read) => !("text" in read))) return;
+    if ((require("./trust.ts") as typeof import("./trust.ts")).chainDigest(texts.map((read) => ("text" in read ? read.text : ""))) !== layer.digest) return;
     files.push(...recorded);
   }
   // A layer file the loader left out (a repository file resolving outside the repository) counts too:

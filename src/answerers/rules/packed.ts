@@ -11,7 +11,7 @@
  */
 import type { Rule } from "../../policy/schema.ts";
 import { exactLine, type IndexedRule, type RuleIndex } from "./compile.ts";
-import { compileAny, isPattern, type Matcher } from "./pattern.ts";
+import { compileAny, isPattern, safeRegexSources, type Matcher } from "./pattern.ts";
 
 export type PackedRules = {
   /** The rules' JSON texts, one after another. */
@@ -28,6 +28,8 @@ export type PackedRules = {
   redirects: number[];
   /** Rules for one whole line (match.command_exact), by the line as compared. */
   exact: [string, number[]][];
+  /** The sources of the rules' regular expressions that pass the safety check (regex-safety.ts). */
+  safe?: string[];
 };
 
 /** Packs rules (in policy order). Throws when a program name cannot be indexed (a newline or tab in it). */
@@ -68,7 +70,16 @@ export function packRules(rules: readonly Rule[]): PackedRules {
     patterns,
     redirects,
     exact: [...exact],
+    safe: [...new Set(safeRegexSources(rules.flatMap((rule) => stringsIn(rule.match))))],
   };
+}
+
+/** Every string in a value, at any depth. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value && typeof value === "object") return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 /** One rule of a pack, parsed the first time it is read. */

@@ -20,11 +20,31 @@ export function isPattern(pattern: string): boolean {
   return pattern.includes("*") || pattern.includes("?") || pattern.includes("[") || isRegexPattern(pattern);
 }
 
+/**
+ * Regular expressions of the embedded default, proven safe when verdict was built (packed.ts,
+ * embed.ts): not checked again at every start, where the check costs more than the rest of a rule.
+ */
+const proven = new Set<string>();
+
+export function provenSafe(sources: Iterable<string>): void {
+  for (const source of sources) proven.add(source);
+}
+
+/** The source of every regular expression among `patterns` that passes the safety check. */
+export function safeRegexSources(patterns: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const pattern of patterns) {
+    const regex = REGEX_FORM.exec(pattern);
+    if (regex && !nestedRepetition(regex[1] as string)) out.push(regex[1] as string);
+  }
+  return out;
+}
+
 /** Throws on an invalid regular expression; the message says which. */
 export function compilePattern(pattern: string): Matcher {
   const regex = REGEX_FORM.exec(pattern);
   if (regex) {
-    const risky = nestedRepetition(regex[1] as string);
+    const risky = proven.has(regex[1] as string) ? undefined : nestedRepetition(regex[1] as string);
     if (risky) throw new Error(`${risky}; rewrite it without nested repetition`);
     const re = new RegExp(regex[1] as string, regex[2]);
     return (text) => re.test(text);

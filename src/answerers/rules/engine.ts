@@ -11,11 +11,13 @@ import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../she
 import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
+import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, SHELLS, type Finding } from "./runs.ts";
+import { codeFromInput, finding, INTERPRETERS, LineWrites, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
-import { CONSEQUENTIAL_NAME, scriptCall } from "./scripts.ts";
+import { CONSEQUENTIAL_NAME, readSmall, scriptCall } from "./scripts.ts";
+import { resolveWord } from "./paths.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -193,7 +195,7 @@ export function findPick(find: ExecutedCommand): string | undefined {
   const rest = expression === -1 ? [] : args.slice(expression);
   if (starts.length > 1) return undefined;
   const start = starts[0] ?? ".";
-  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-prune"].includes(arg))) return undefined;
+  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename"].includes(arg))) return undefined;
   const names = rest.flatMap((arg, at) => (arg === "-name" || arg === "-iname" ? [rest[at + 1]] : []));
   // Without one name, what find picks is not one path: {} stays unknown.
   if (names.length !== 1 || names[0] === undefined || /[/[\]?]/.test(names[0]) || /[$`]/.test(start)) return undefined;
@@ -369,7 +371,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     tmpdir: context.tmpdir ?? process.env.TMPDIR,
   };
   if (assigned.length > 0) base.overridden = new Set(assigned);
-  const probe = context.probe ?? diskProbe;
+  // The disk, with the links and moves the line itself makes laid over it (moved.ts).
+  const moves = new LineMoves(context.probe ?? diskProbe);
+  const probe = moves.probe;
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);
   const pathTaint = taintedPath(commands, parsed.assignments);
@@ -400,6 +404,8 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   // below and shift its indexes, and they read what their runner reads.
   const writersOf = new Map<ExecutedCommand, ExecutedCommand[]>(commands.map((command) => [command, pipeWriters(command, commands)]));
   const writes = new LineWrites();
+  // Aliases the line defines (alias ll='rm -rf ~/x'), by name: a later command of that name runs their text.
+  const aliases = new Map<string, string>();
   // What the latest find picks, for the `{}` of its -exec commands that follow it.
   let pick: string | undefined;
   const found = (finding: Finding, command: ExecutedCommand) => {
@@ -432,6 +438,23 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
     const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
+    // An alias the line defines is what its name runs from then on (with expand_aliases, or in an interactive
+    // shell), whatever a rule knows of that name: the alias's text with the words after it is judged as the code it is.
+    if (command.name === "alias" && !command.dynamic) {
+      for (const arg of command.argv.slice(1)) {
+        const m = /^([^=\s/$`]+)=(.*)$/s.exec(arg);
+        if (m) aliases.set(m[1] as string, m[2] as string);
+      }
+    } else if (aliases.has(command.name) && command.program === command.name && !command.dynamic) {
+      const body = `${aliases.get(command.name)} ${command.argv.slice(1).map(quoted).join(" ")}`.trim();
+      const inner = judgeCode(body);
+      if (inner && (inner.verdict === "ask" || inner.verdict === "deny")) {
+        findings.push(finding("alias-runs", "unread", inner.verdict === "deny" ? 3 : 2, 1, `An alias defined on this line, which runs ${inner.line}`, `${command.name} is an alias for ${clip(body)}`, inner.verdict));
+      } else if (!inner || inner.verdict !== "allow") {
+        unknown.push(command);
+        unknownWhy.push(`${command.name} is an alias this line defines, for ${clip(body)}, which no rule knows as ordinary`);
+      }
+    }
     const rule = untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -488,6 +511,8 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         judged.push({ hit, rule: redirectRule });
       }
     }
+    // After this command's own writes are judged: the links and moves it makes stand for the rest of the line.
+    moves.record(view);
     for (const label of command.via) {
       const name = wrapperName(label);
       // A shell given code (bash -c '...') only runs that code, which was parsed and judged: the shell is no part of its own.
@@ -500,8 +525,13 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   }
 
   // Secrets do not leave: a credential read anywhere on a line that sends to the network.
-  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? []);
-  if (leak) {
+  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? [], new Set(Object.keys(assignments)));
+  if (leak?.kind === "variable") {
+    found(
+      finding("secret-variable-sent-to-network", "remote", 2, 0.9, `Puts ${leak.secret}, a variable whose name says it holds a secret, into what ${leak.sender} sends: check where it goes.`, `${leak.sender} sends ${leak.secret}`, "ask"),
+      leak.command,
+    );
+  } else if (leak) {
     found(
       finding("credential-sent-to-network", "remote", 3, 1, `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`, `${leak.command.name} reads ${leak.secret}`, "deny"),
       leak.command,
@@ -554,7 +584,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
 function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Finding | undefined {
   const depth = context.depth ?? 0;
   if (depth >= MAX_SCRIPT_DEPTH || view.command.dynamic) return undefined;
-  const call = scriptCall(view.name, view.args, view.ctx.cwd);
+  const call = scriptCall(view.name, view.args, view.ctx.cwd) ?? scriptFile(view);
   if (!call) return undefined;
   if (call.body !== undefined) {
     const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
@@ -566,10 +596,38 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Fi
     // A body every part of which is known and ordinary decides: `build:prod` that runs `vite build` is a build.
     if (inner.parsed && inner.verdict === "allow") return undefined;
   }
-  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name));
+  // publishToMavenCentral, deployProd: camel-case words are words too.
+  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name) || CONSEQUENTIAL_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, "$1-$2")));
   if (named === undefined) return undefined;
   const why = call.body === undefined ? "whose body the project does not show here" : "whose body does not show what it changes";
   return finding("script-named-consequential", "remote", 2, 0.8, `A script ${why}, named ${named}: a name that says it deploys, releases, publishes, drops, destroys or migrates.`, call.label, "ask");
+}
+
+/**
+ * A script file the command runs (./scripts/release.sh, bash scripts/deploy-prod.sh), as a script
+ * call: named by its file name without the extension, with its body when it is a small shell script.
+ */
+function scriptFile(view: View): ReturnType<typeof scriptCall> {
+  const cwd = view.ctx.cwd;
+  if (cwd === undefined) return undefined;
+  let word: string | undefined;
+  let shell = false;
+  if (view.command.program.includes("/") && !SHELLS.has(view.name) && !INTERPRETERS.has(view.name)) word = view.command.program;
+  else if (SHELLS.has(view.name) || INTERPRETERS.has(view.name)) {
+    word = scriptOperand(view).operand;
+    shell = SHELLS.has(view.name);
+  }
+  if (word === undefined || word.startsWith("<(") || word === "-") return undefined;
+  const path = resolveWord(word, view.ctx);
+  if (path === undefined) return undefined;
+  const file = path.slice(path.lastIndexOf("/") + 1);
+  const name = file.replace(/\.[A-Za-z0-9]+$/, "");
+  const text = readSmall(path);
+  const isShell = text !== undefined && (shell || /\.(sh|bash|zsh)$/.test(file) || /^#!.*\b(ba|z|da|k)?sh\b/.test(text)) && !text.includes("\0");
+  const label = `${view.name === name || view.command.program.includes("/") ? word : `${view.name} ${word}`}`;
+  // The words after the script name what it is asked to do (./gradlew publish, ./manage.py migrate, ./db.sh drop).
+  const after = view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("="));
+  return { label, names: [name, ...after], ...(isShell ? { body: text.replace(/^#!.*\n/, "") } : {}), cwd };
 }
 
 /** What a part's answer was about, to start the line the user reads: the redirection or write target it judged. */
@@ -578,6 +636,11 @@ function seenOf(hit: RuleHit): string {
   if (hit.redirect) return `${hit.command.name} ${hit.redirect.op} ${clip(hit.redirect.target)}: `;
   const by = hit.command.via.at(-1);
   return `${clip(hit.command.argv.join(" "))}${by ? ` (run by ${by})` : ""}: `;
+}
+
+/** A word as the shell reads it back: single-quoted unless it is plain. */
+function quoted(word: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** A command's text short enough for one line: its start, and … where it was cut. */

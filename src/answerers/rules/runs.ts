@@ -38,7 +38,7 @@ export function finding(id: string, act: string, undo: number, confidence: numbe
 }
 
 /** Where a shell or interpreter takes its code from: a script operand, or standard input. */
-function scriptOperand(view: View): { operand?: string; stdin: boolean } {
+export function scriptOperand(view: View): { operand?: string; stdin: boolean } {
   const shell = SHELLS.has(view.name);
   const parsed = parseArgs(view.args, shell ? SHELL_VALUES : INTERPRETER_VALUES);
   let operands = parsed.operands;
@@ -202,7 +202,9 @@ export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code
   if (SOURCE.has(view.name) && view.args[0] !== undefined) candidates.push({ word: view.args[0], shell: true });
   // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
   if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
-    const made = writes.madeBy(view.ctx.cwd);
+    // ...or pointed at one (make -C DIR, npm --prefix DIR, pip install DIR, cargo --manifest-path DIR/Cargo.toml).
+    const pointed = view.args.map((arg) => arg.replace(/^--?[\w-]+=/, "")).find((arg) => !arg.startsWith("-") && /[/.]/.test(arg) && !/^[a-z][\w+.-]*:\/\//i.test(arg) && writes.madeBy(resolveWord(arg, view.ctx) ?? "\0") !== undefined);
+    const made = writes.madeBy(view.ctx.cwd) ?? (pointed === undefined ? undefined : writes.madeBy(resolveWord(pointed, view.ctx) as string));
     if (made) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${made.how}`, "ask");
   }
   for (const candidate of candidates) {

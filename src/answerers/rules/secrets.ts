@@ -143,7 +143,40 @@ function loopbackOnly(command: ExecutedCommand): boolean {
   return addresses.length > 0 && addresses.every((arg) => /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)(?:[:/]|$)/.test(arg));
 }
 
-export type Leak = { command: ExecutedCommand; secret: string; sender: string };
+/** `kind`: a credential file or store (deny), or a variable whose name says it holds a secret (ask: it may be going to its own service). */
+export type Leak = { command: ExecutedCommand; secret: string; sender: string; kind?: "variable" };
+
+/** Variable names that say they hold a secret: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, DB_PASSWORD. */
+const SECRET_VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY(?:_ID)?|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\}?/i;
+
+/** Vendors whose variables are spelt otherwise than their domains. */
+const VENDOR_DOMAIN: Record<string, string> = { gh: "github", aws: "amazonaws", gcp: "googleapis", google: "googleapis", hf: "huggingface", az: "azure" };
+
+/** The hosts of the URLs among a command's words. */
+function hostsOf(command: ExecutedCommand): string[] {
+  return command.argv.slice(1).flatMap((arg) => {
+    const m = /^(?:https?|wss?):\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(arg);
+    return m ? [(m[1] as string).toLowerCase()] : [];
+  });
+}
+
+/**
+ * A secret-named variable put into a sender's words (a URL, a header, a body), when the line did not
+ * set it to literal text, and it does not go to its own vendor: $GITHUB_TOKEN to api.github.com is
+ * how that token is used; $GITHUB_TOKEN to x.example is how it leaves.
+ */
+function secretVariable(sender: ExecutedCommand, assigned: ReadonlySet<string>): string | undefined {
+  const hosts = hostsOf(sender);
+  for (const word of sender.argv.slice(1)) {
+    const m = SECRET_VARIABLE.exec(word);
+    if (!m || assigned.has(m[1] as string)) continue;
+    const prefix = (m[1] as string).split("_")[0]?.toLowerCase() ?? "";
+    const vendor = VENDOR_DOMAIN[prefix] ?? prefix;
+    const own = vendor.length >= 3 && hosts.length > 0 && hosts.every((host) => host.split(".").some((label) => label === vendor || label.startsWith(vendor)));
+    if (!own) return `$${m[1]}`;
+  }
+  return undefined;
+}
 
 /** The first credential read on a line that also sends to the network, with what sends. */
 /** A dump of the environment, where tokens live (env, printenv, export -p, declare -x). */
@@ -154,7 +187,7 @@ function dumpsEnvironment(command: ExecutedCommand): boolean {
   return command.name === "set" && args.length === 0;
 }
 
-export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => []): Leak | undefined {
+export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => [], assigned: ReadonlySet<string> = new Set()): Leak | undefined {
   const senders = commands.filter(sends);
   if (senders.length === 0) return undefined;
   // The environment piped into a sender, or put into its words by $(env): every token it holds leaves.
@@ -169,12 +202,21 @@ export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: 
       : ((sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string);
   for (const command of commands) {
     // Code run on another machine (ssh host 'cat ~/.ssh/authorized_keys') reads that machine's files, not this one's.
-    if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) continue;
+    if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) {
+      // ...but ssh's own input (ssh host 'cat > k' < ~/.ssh/id_rsa) is read here and sent there.
+      const local = command.redirects.find((r) => r.local && r.op === "<" && secretIn(r.target, ctx(command)) !== undefined);
+      if (local) return { command, secret: local.target, sender: "ssh" };
+      continue;
+    }
     const { stores, files } = secretsRead(command, ctx(command));
     // A file the sender reads itself (curl -F f=@.env) leaves with it; a store's secret (gh auth token) leaves only through another command.
     if (files.length > 0) return { command, secret: files[0] as string, sender: nameOf(senders[0] as ExecutedCommand) };
     const other = senders.find((sender) => sender !== command);
     if (stores.length > 0 && other) return { command, secret: stores[0] as string, sender: nameOf(other) };
+  }
+  for (const sender of senders) {
+    const variable = secretVariable(sender, assigned);
+    if (variable) return { command: sender, secret: variable, sender: nameOf(sender), kind: "variable" };
   }
   return undefined;
 }

@@ -156,7 +156,19 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, set("-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config", "-u", "--upload-pack"), true);
       const at = p.operands.indexOf("clone");
       const dir = at === -1 ? undefined : p.operands[at + 2];
-      return dir === undefined ? [] : [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+      if (dir !== undefined) return [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+      // git apply|am --directory=DIR: the patch's files are written under DIR; --unsafe-paths lets them be anywhere.
+      const verb = p.operands[0];
+      if (verb !== "apply" && verb !== "am") return [];
+      const after = args.slice(args.indexOf(verb) + 1);
+      const out: WriteTarget[] = [];
+      for (let i = 0; i < after.length; i++) {
+        const word = after[i] as string;
+        if (word === "--directory" && after[i + 1] !== undefined) out.push({ word: after[++i] as string, op: ">>", how: `git ${verb} --directory`, dir: true });
+        else if (word.startsWith("--directory=")) out.push({ word: word.slice(12), op: ">>", how: `git ${verb} --directory`, dir: true });
+      }
+      if (after.includes("--unsafe-paths") && out.length === 0) out.push({ word: "$PATCH_PATHS", op: ">>", how: `git ${verb} --unsafe-paths writes wherever the patch says:` });
+      return out;
     }
     case "docker":
     case "podman":

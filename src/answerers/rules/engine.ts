@@ -17,7 +17,7 @@ import { programOf } from "./program.ts";
 import { codeFromInput, finding, INTERPRETERS, LineWrites, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
 import { CONSEQUENTIAL_NAME, readSmall, scriptCall } from "./scripts.ts";
-import { resolveWord } from "./paths.ts";
+import { classifyAbsolute, resolveWord } from "./paths.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -225,6 +225,8 @@ export function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undef
 }
 
 const FIND = new Set(["find", "gfind", "bfs"]);
+/** Programs that remove the paths they are given. */
+const REMOVERS = new Set(["rm", "rimraf", "rmdir", "unlink", "shred", "trash", "srm"]);
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
 /** find's arguments with the words of each -exec segment left out (the -exec itself stays). */
@@ -437,7 +439,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       const inner = answerLine(code, { ...context, cwd: view.ctx.cwd ?? context.cwd, depth: (context.depth ?? 0) + 1 }, policy);
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
-    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
+    const script = scriptFinding(view, context, policy);
+    // A line the person allowed exactly (match.command_exact) is not asked about for a script's name alone; its body still counts.
+    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), exact && script?.rule.rule.id === "script-named-consequential" ? undefined : script];
     // An alias the line defines is what its name runs from then on (with expand_aliases, or in an interactive
     // shell), whatever a rule knows of that name: the alias's text with the words after it is judged as the code it is.
     if (command.name === "alias" && !command.dynamic) {
@@ -509,6 +513,15 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         const hit = hitOf(redirectRule, command, out.redirect);
         if (out.seen) hit.seen = out.seen;
         judged.push({ hit, rule: redirectRule });
+      }
+    }
+    // A folder removed after the line moved something into it: what was moved goes too, judged by where it came from.
+    if (REMOVERS.has(view.name)) {
+      for (const word of view.args) {
+        if (word.startsWith("-")) continue;
+        const path = resolveWord(word, view.ctx);
+        const from = path === undefined ? undefined : moves.movedInto(path).find((source) => !["build", "temp"].includes(classifyAbsolute(source, view.ctx)));
+        if (from !== undefined) found(finding("removes-what-the-line-moved", "delete", 2.5, 0.9, `Removes ${word}, into which this line moved ${from}: that data goes with it.`, clip(view.command.argv.join(" ")), "ask"), command);
       }
     }
     // After this command's own writes are judged: the links and moves it makes stand for the rest of the line.
@@ -626,7 +639,9 @@ function scriptFile(view: View): ReturnType<typeof scriptCall> {
   const isShell = text !== undefined && (shell || /\.(sh|bash|zsh)$/.test(file) || /^#!.*\b(ba|z|da|k)?sh\b/.test(text)) && !text.includes("\0");
   const label = `${view.name === name || view.command.program.includes("/") ? word : `${view.name} ${word}`}`;
   // The words after the script name what it is asked to do (./gradlew publish, ./manage.py migrate, ./db.sh drop).
-  const after = view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("="));
+  // Only for the project's own scripts and files named as scripts: /tmp/git push is an unknown program, not a script named push.
+  const own = /\.(sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|php)$/.test(file) || ["repo", "build", "project"].includes(classifyAbsolute(path, view.ctx));
+  const after = own ? view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("=")) : [];
   return { label, names: [name, ...after], ...(isShell ? { body: text.replace(/^#!.*\n/, "") } : {}), cwd };
 }
 

@@ -20,7 +20,7 @@ const MV_VALUES = new Set(["-t", "--target-directory", "-S", "--suffix"]);
 
 export class LineMoves {
   /** Each place the line made, newest last: `from` (the new path) now stands for `to`. */
-  private readonly made: { from: string; to: string }[] = [];
+  private readonly made: { from: string; to: string; moved: boolean }[] = [];
 
   constructor(private readonly base: Probe) {}
 
@@ -39,11 +39,20 @@ export class LineMoves {
   /** Where a path leads through the line's links and moves, or undefined when the line made nothing there. */
   private lead(path: string): string | undefined {
     for (let i = this.made.length - 1; i >= 0; i--) {
-      const { from, to } = this.made[i] as { from: string; to: string };
+      const { from, to } = this.made[i] as { from: string; to: string; moved: boolean };
       if (path === from) return to;
       if (path.startsWith(`${from}/`)) return posix.join(to, path.slice(from.length + 1));
     }
     return undefined;
+  }
+
+  /**
+   * What the line moved into a folder (not onto it): removing `/tmp/keep` after `mv notes.db
+   * /tmp/keep/` removes notes.db. Where each such path came from, newest first.
+   */
+  movedInto(path: string): string[] {
+    const prefix = path.endsWith("/") ? path : `${path}/`;
+    return this.made.filter((m) => m.moved && m.from.startsWith(prefix)).map((m) => m.to).reverse();
   }
 
   /** Records the links (ln -s) and moves (mv) one command makes. */
@@ -69,7 +78,7 @@ export class LineMoves {
       // A symlink's relative target is read from the link's own folder; a moved path from the working directory.
       const to = ln && !word.startsWith("/") && !word.startsWith("~") && !word.startsWith("$") ? posix.normalize(posix.join(posix.dirname(from), word)) : resolveWord(word, view.ctx);
       if (to === undefined || base === "") continue;
-      this.made.push({ from, to });
+      this.made.push({ from, to, moved: mv });
     }
   }
 }

@@ -14,7 +14,7 @@ import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, finding, INTERPRETERS, LineWrites, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
+import { codeFromInput, finding, INTERPRETERS, LineWrites, literalOutput, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
 import { CONSEQUENTIAL_NAME, readSmall, scriptCall } from "./scripts.ts";
 import { classifyAbsolute, resolveWord } from "./paths.ts";
@@ -135,7 +135,9 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   if (FIND.has(program.name)) args = withoutExecSegments(args);
   // xargs and parallel add arguments read from standard input: unknown ones, unless the parser read a literal input
   // (echo/printf/here-string) and listed the commands they build with it.
-  if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
+  // (A shell inside code that xargs runs, reading a pipe of its own — xargs sh -c 'curl … | sh' — gets none: its code is its input.)
+  const innerPipedShell = (SHELLS.has(program.name) || INTERPRETERS.has(program.name)) && command.stdinFrom !== undefined && !/^(xargs|parallel)$/.test(command.via.at(-1) ?? "");
+  if (command.via.some((label) => label === "xargs" || label === "parallel") && !innerPipedShell && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
   const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
 }
@@ -225,6 +227,10 @@ export function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undef
 }
 
 const FIND = new Set(["find", "gfind", "bfs"]);
+/** Database clients that run the statements on their standard input. */
+const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "valkey-cli", "cqlsh", "clickhouse-client", "sqlcmd", "usql"]);
+/** Files a runner reads its recipes from. */
+const RECIPE_FILES = ["package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Rakefile", "deno.json"];
 /** Programs that remove the paths they are given. */
 const REMOVERS = new Set(["rm", "rimraf", "rmdir", "unlink", "shred", "trash", "srm"]);
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
@@ -419,6 +425,12 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   for (let i = 0; i < executed.length; i++) {
     let command = resolvedProgram(executed[i] as ExecutedCommand, assignments, reassigned);
     command = inlineRemoval(command) ?? command;
+    // A database client fed literal text through a pipe (echo 'DROP TABLE x' | psql) reads it as it reads a here-string.
+    if (DATABASE_CLIENTS.has(command.name) && command.stdinScript === undefined && (command.stdinFrom?.length ?? 0) > 0) {
+      const feeding = (command.stdinFrom ?? []).map((at) => commands[at]);
+      const texts = feeding.map((writer) => (writer === undefined ? undefined : literalOutput(writer)));
+      if (texts.every((text) => text !== undefined)) command = { ...command, stdinScript: texts.join("") };
+    }
     if (FIND.has(command.name) && !command.via.some((label) => label.startsWith("find -"))) pick = findPick(command);
     else if (pick !== undefined && /^find -(exec|execdir|ok|okdir)$/.test(command.via.at(-1) ?? "") && command.argv.includes("{}")) {
       const chosen = pick;
@@ -439,7 +451,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       const inner = answerLine(code, { ...context, cwd: view.ctx.cwd ?? context.cwd, depth: (context.depth ?? 0) + 1 }, policy);
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
-    const script = scriptFinding(view, context, policy);
+    const script = scriptFinding(view, context, policy, writes);
     // A line the person allowed exactly (match.command_exact) is not asked about for a script's name alone; its body still counts.
     const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), exact && script?.rule.rule.id === "script-named-consequential" ? undefined : script];
     // An alias the line defines is what its name runs from then on (with expand_aliases, or in an interactive
@@ -594,11 +606,17 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
  * this same engine, bounded in depth; a body that cannot be read, or that shows nothing to flag,
  * is asked about when its name says it deploys, releases, publishes, drops, destroys or migrates.
  */
-function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Finding | undefined {
+function scriptFinding(view: View, context: RuleContext, policy: LinePolicy, writes?: LineWrites): Finding | undefined {
   const depth = context.depth ?? 0;
   if (depth >= MAX_SCRIPT_DEPTH || view.command.dynamic) return undefined;
   const call = scriptCall(view.name, view.args, view.ctx.cwd) ?? scriptFile(view);
   if (!call) return undefined;
+  // The recipes come from a file this same line rewrote (echo … > package.json && npm test, npm pkg set scripts.x=…):
+  // what runs is not what the disk shows.
+  const rewritten = writes === undefined ? undefined : RECIPE_FILES.map((file) => `${call.cwd}/${file}`).find((path) => writes.madeBy(path) !== undefined);
+  if (rewritten !== undefined) {
+    return finding("script-rewritten-on-the-line", "unread", 2, 0.95, `Runs ${call.label}, whose recipes come from ${rewritten.slice(rewritten.lastIndexOf("/") + 1)}, which this same line rewrote (${writes?.madeBy(rewritten)?.how}): what runs is not what the project shows.`, call.label, "ask");
+  }
   if (call.body !== undefined) {
     const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
     // A body the shell parser cannot read (make functions such as $(if …), a justfile's own syntax) counts as not shown: its name decides.

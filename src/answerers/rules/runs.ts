@@ -156,7 +156,7 @@ export class LineWrites {
 }
 
 /** What a command prints when the line shows all of it: cat of a here-document, echo or printf of literal words. */
-function literalOutput(command: ExecutedCommand): string | undefined {
+export function literalOutput(command: ExecutedCommand): string | undefined {
   if (command.dynamic || command.stdinFrom !== undefined) return undefined;
   const args = command.argv.slice(1);
   if (args.some((arg) => /[$`]/.test(arg))) return undefined;

@@ -133,6 +133,8 @@ function sends(command: ExecutedCommand): boolean {
   // Code run on another machine (ssh host 'cat > x') reads what this line sends it.
   if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) return true;
   if (HOST_SENDERS.has(command.name)) return command.argv.slice(1).some((arg) => /^[^/=-][^/=]*:/.test(arg));
+  // A file server (python -m http.server, php -S) hands its folder to whoever connects.
+  if (INTERPRETERS.has(command.name) && (command.argv.includes("http.server") || command.argv.includes("SimpleHTTPServer") || command.argv.includes("-S"))) return true;
   if (INTERPRETERS.has(command.name)) return command.argv.some((arg) => NETWORK_CODE.test(arg)) || (command.stdinScript !== undefined && NETWORK_CODE.test(command.stdinScript));
   return false;
 }

@@ -204,10 +204,44 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       if (dest === undefined || p.operands.length !== 4 || /^s3:\/\//.test(dest) || isStream(dest)) return [];
       return [{ word: dest, op: verb === "sync" ? ">>" : ">", how: `aws s3 ${verb} to`, ...(verb === "sync" ? { dir: true } : {}) }];
     }
+    case "vi":
+    case "vim":
+    case "nvim":
+    case "ex":
+    case "ed":
+    case "red": {
+      // Told what to do (-c, +cmd, -s script, ex or silent mode), the editor writes its files without anyone at the keyboard.
+      const p = parseArgs(args, VIM_VALUES);
+      const scripted = name === "ex" || name === "ed" || name === "red" || p.letters.has("e") || p.letters.has("E") || p.letters.has("s") || p.longs.has("--headless") || p.values.some(([option]) => option === "-c" || option === "--cmd" || option === "-S" || option === "-s") || args.some((arg) => arg.startsWith("+"));
+      if (!scripted) return [];
+      return p.operands.filter((word) => !word.startsWith("+") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} (told what to do) edits` }));
+    }
+    case "awk":
+    case "gawk": {
+      // gawk -i inplace rewrites each file it reads.
+      const p = parseArgs(args, AWK_VALUES);
+      const inplace = p.values.some(([option, value]) => (option === "-i" || option === "--include") && /^inplace(\.awk)?$/.test(value));
+      if (!inplace) return [];
+      const programGiven = p.values.some(([option]) => option === "-f" || option === "--file" || option === "-e" || option === "--source");
+      return p.operands.slice(programGiven ? 0 : 1).filter((word) => !word.includes("=") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} -i inplace` }));
+    }
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun": {
+      // npm pkg set|delete|fix rewrites package.json.
+      const p = parseArgs(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace"));
+      if (p.operands[0] !== "pkg" || !["set", "delete", "fix"].includes(p.operands[1] ?? "")) return [];
+      const dir = valuesOf(p.values, "--prefix", "-C", "--dir", "--cwd")[0];
+      return [{ word: dir === undefined ? "package.json" : `${dir.replace(/\/+$/, "")}/package.json`, op: ">>", how: `${name} pkg ${p.operands[1]}` }];
+    }
     default:
       return [];
   }
 }
+
+const VIM_VALUES = set("-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t", "-q", "--startuptime", "--servername", "-r", "--listen");
+const AWK_VALUES = set("-f", "--file", "-v", "--assign", "-F", "--field-separator", "-i", "--include", "-l", "--load", "-e", "--source", "-E", "--exec");
 
 /** tar: where it extracts (-C while extracting) and the archive it creates (-f while creating). */
 function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
@@ -232,6 +266,8 @@ function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
   const out: WriteTarget[] = [];
   if (extracting) {
     const into = valuesOf(values, "-C", "--directory");
+    // -P, --absolute-names: members named /etc/x or ../x land there, wherever -C says.
+    if (p.letters.has("P") || p.longs.has("--absolute-names")) out.push({ word: "/", op: ">>", how: `${name} -x -P (absolute member names) under`, dir: true });
     const overwrite = !p.letters.has("k") && !p.longs.has("--keep-old-files") && !p.longs.has("--skip-old-files");
     // Unpacking replaces same-named files inside the folder, not the folder: a change to it, judged by where it is.
     for (const word of into) out.push({ word, op: ">>", how: overwrite ? `${name} -x -C` : `${name} -xk -C`, dir: true });

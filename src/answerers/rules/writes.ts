@@ -211,7 +211,8 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
     case "ed":
     case "red": {
       // Told what to do (-c, +cmd, -s script, ex or silent mode), the editor writes its files without anyone at the keyboard.
-      const p = parseArgs(args, VIM_VALUES);
+      const ed = name === "ed" || name === "red";
+      const p = parseArgs(args, ed ? set("-p", "--prompt") : VIM_VALUES);
       const scripted = name === "ex" || name === "ed" || name === "red" || p.letters.has("e") || p.letters.has("E") || p.letters.has("s") || p.longs.has("--headless") || p.values.some(([option]) => option === "-c" || option === "--cmd" || option === "-S" || option === "-s") || args.some((arg) => arg.startsWith("+"));
       if (!scripted) return [];
       return p.operands.filter((word) => !word.startsWith("+") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} (told what to do) edits` }));

@@ -8,6 +8,7 @@
  * verdict among the lines. A single command is written to the decision log
  * (as the hooks' judgments are); a --stdin batch is not, unless --log.
  */
+import { jsonDocument } from "./json.ts";
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { stricter, type Verdict } from "../judge/answers.ts";
@@ -165,7 +166,7 @@ function write(judged: CommandJudgment, command: string, cwd: string, json: bool
 }
 
 function render(judged: CommandJudgment, command: string, cwd: string, json: boolean, batch = false): string {
-  if (json) return JSON.stringify(toJson(judged, command, cwd));
+  if (json) return jsonDocument(toJson(judged, command, cwd) as unknown as Record<string, unknown>);
   const lines = [`${judged.verdict}: ${judged.line}`];
   if (batch) lines.unshift(`$ ${shown(command)}`);
   if (judged.rule) lines.push(`  rule ${judged.rule.id}, on: ${shown(judged.rule.command.argv.join(" "))}`);

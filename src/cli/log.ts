@@ -4,12 +4,13 @@
  *   verdict log [--tail N] [--json]    the last N decisions (default 20), oldest first
  *   verdict log --stats [--json]       verdicts by act, answerer share, model latency, fallbacks
  */
+import { jsonDocument } from "./json.ts";
 import { decisionLogPath } from "../log/paths.ts";
 import { readDecisions, type DecisionRecord } from "../log/decisions.ts";
 import { summarise, type Percentiles, type Stats } from "../log/stats.ts";
 import { usageError } from "./common.ts";
 
-const HELP = `Usage: verdict log [--tail N] [--json] [--stats]
+const HELP = `Usage: verdict log [--tail N] [--json] [--stats] [--self-tests]
 
 Shows the decision log ($XDG_STATE_HOME/verdict/decisions.jsonl, default
 ~/.local/state/verdict/decisions.jsonl, with its rotated copies).
@@ -18,6 +19,8 @@ Shows the decision log ($XDG_STATE_HOME/verdict/decisions.jsonl, default
   --json     the records as JSON lines (with --stats: the statistics as JSON)
   --stats    verdicts by act, answerer share, model latency percentiles,
              fallbacks to the rules and their reasons
+  --self-tests  include the judgments of verdict's own checks (install and
+             doctor round trips), which are left out otherwise
 
 Exit status: 0, or 2 for a usage error.`;
 
@@ -25,10 +28,12 @@ export async function main(argv: string[]): Promise<number> {
   let tail = 20;
   let json = false;
   let stats = false;
+  let selfTests = false;
   for (let at = 0; at < argv.length; at += 1) {
     const arg = argv[at]!;
     if (arg === "--json") json = true;
     else if (arg === "--stats") stats = true;
+    else if (arg === "--self-tests") selfTests = true;
     else if (arg === "--help" || arg === "-h") {
       console.log(HELP);
       return 0;
@@ -40,16 +45,18 @@ export async function main(argv: string[]): Promise<number> {
       return usageError(`unknown option ${JSON.stringify(arg)}`, HELP);
     }
   }
-  const { records, skipped } = readDecisions();
+  const read = readDecisions();
+  const { skipped } = read;
+  const records = selfTests ? read.records : read.records.filter((record) => !record.self_test);
   if (skipped > 0) console.error(`verdict: ${skipped} line${skipped === 1 ? "" : "s"} of the log could not be read`);
   if (stats) {
     const summary = summarise(records);
-    console.log(json ? JSON.stringify(summary, null, 2) : renderStats(summary));
+    console.log(json ? jsonDocument(summary as unknown as Record<string, unknown>, 2) : renderStats(summary));
     return 0;
   }
   const shown = tail === 0 ? records : records.slice(-tail);
   if (json) {
-    for (const record of shown) console.log(JSON.stringify(record));
+    for (const record of shown) console.log(jsonDocument(record as unknown as Record<string, unknown>));
     return 0;
   }
   if (shown.length === 0) {

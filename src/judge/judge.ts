@@ -10,7 +10,7 @@
  */
 import { answerCommandByRules, type RuleHit } from "../answerers/rules.ts";
 import { askJev } from "../answerers/jev.ts";
-import { askOpenAI } from "../answerers/openai.ts";
+import { askOpenAI, isLoopbackUrl } from "../answerers/openai.ts";
 import { answerTurnByRules, type TranscriptFacts, type TurnRuleHit } from "../answerers/turn-rules.ts";
 import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
@@ -112,7 +112,9 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
   if (policy.judge.answerer === "rules") return { off: "rules only (judge.answerer is rules)" };
   const provider = policy.model.provider;
   const endpoint = policy.model[provider];
-  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env]) {
+  // An OpenAI-compatible endpoint on loopback needs no key (openaiKey).
+  const keyless = provider === "openai" && isLoopbackUrl(endpoint.base_url);
+  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env] && !keyless) {
     return { off: `no model configured: ${endpoint.key_env} is not set` };
   }
   return { provider };

@@ -8,7 +8,7 @@ import { leaning, strictness, type CommandAnswers, type Verdict } from "../../ju
 import { commandVerdict } from "../../judge/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
-import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { candidatesFor, compiledOf, exactLine, inWhere, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { LineMoves } from "./moved.ts";
@@ -283,6 +283,7 @@ export function outrightAfter(index: RuleIndex, view: View, first: CompiledRule 
 
 /** Whether a command_exact rule's other fields hold for one command; its program may also be named as written, path left out. */
 function exactHoldsFor(rule: CompiledRule, view: View): boolean {
+  if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   if (!rule.program) return true;
   if (matchesCommand(rule, view)) return true;
   const written = view.command.name;

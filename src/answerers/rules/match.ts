@@ -5,7 +5,7 @@
  */
 import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
 import { parseArgs, hasOption, type ParsedArgs } from "./args.ts";
-import type { CompiledRule } from "./compile.ts";
+import { inWhere, type CompiledRule } from "./compile.ts";
 import { posix } from "node:path";
 import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
 import { writeTargets } from "./writes.ts";
@@ -157,6 +157,7 @@ export function restCommand(rule: CompiledRule, view: View): string[] | undefine
 /** Whether a rule that names a program matches the command. */
 export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (!rule.program || !rule.program(view.name)) return false;
+  if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   // The cheap conditions first: they need no parsing of the arguments.
   if (rule.envAny) {
     const env = Object.entries(view.command.env);
@@ -210,6 +211,7 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
 export function matchesRedirect(rule: CompiledRule, view: View, out: OutputRedirect): boolean {
   const spec = rule.redirect;
   if (!spec) return false;
+  if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   if (spec.to && !spec.to.has(out.cls)) return false;
   if (spec.op && !spec.op.has(out.op)) return false;
   if (spec.file !== undefined) {

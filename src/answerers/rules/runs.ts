@@ -75,7 +75,9 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[], j
   } else {
     const script = scriptOperand(view);
     const piped = view.command.stdinFrom !== undefined && view.command.stdinScript === undefined;
-    const fromInput = script.stdin && (piped || fromFile !== undefined);
+    // A shell inside >( ) reads what the command around it writes there (curl … > >(sh)).
+    const fromSubstitution = view.command.via.at(-1) === ">( )";
+    const fromInput = script.stdin && (piped || fromFile !== undefined || fromSubstitution);
     if (!fromInput && !(script.operand?.startsWith("<(") ?? false)) return undefined;
   }
   // Code the line itself shows (cat <<EOF | python3, echo '…' | node): read, not unread; the interpreter's own rule judges it.

@@ -45,6 +45,8 @@ const SECRET_COMMANDS: { name: string; args: RegExp; what: string }[] = [
 /** Programs that send to the network; rsync, scp and sftp only with a host: operand. */
 const SENDERS = new Set(["curl", "curlie", "wget", "nc", "ncat", "netcat", "socat", "ssh", "telnet", "ftp", "sftp", "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "http", "https", "xh", "httpie", "aria2c", "axel", "openssl", "websocat", "grpcurl", "mail", "sendmail", "mutt", "gh", "s3cmd", "gsutil", "rclone", "ftp", "tftp", "lftp", "smbclient"]);
 const HOST_SENDERS = new Set(["scp", "rsync", "sftp"]);
+/** Clients whose commands (put, mput, send) name local files to send. */
+const TRANSFER_CLIENTS = new Set(["sftp", "ftp", "lftp", "tftp", "smbclient"]);
 /** Inline code that talks to the network. */
 const NETWORK_CODE = /\b(requests\.(get|post|put|patch)|urllib|http\.client|socket\.|fetch\s*\(|http\.request|https\.request|net::http|Net::HTTP|LWP::|IO::Socket|open-uri|axios|XMLHttpRequest|WebSocket)/;
 const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "deno", "bun", "osascript", "pwsh"]);
@@ -111,6 +113,11 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: stri
     if (/^--?[\w-]+=/.test(word) && identityOption(command.name, word.slice(0, word.indexOf("=")))) continue;
     if (/IdentityFile[= ]/i.test(word)) continue;
     const secret = secretIn(word, ctx);
+    if (secret !== undefined) found.push(secret);
+  }
+  // A file-transfer client's commands on its input name local files (sftp host <<< 'put ~/.ssh/id_rsa').
+  if (TRANSFER_CLIENTS.has(command.name) && command.stdinScript !== undefined) {
+    const secret = secretIn(` ${command.stdinScript}`, ctx);
     if (secret !== undefined) found.push(secret);
   }
   for (const redirect of command.redirects) {
@@ -219,6 +226,11 @@ export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: 
   for (const sender of senders) {
     const variable = secretVariable(sender, assigned);
     if (variable) return { command: sender, secret: variable, sender: nameOf(sender), kind: "variable" };
+    // printenv NAME, echo "$NAME" piped into the sender.
+    for (const writer of writersOf(sender)) {
+      const printed = writer.name === "printenv" ? writer.argv.slice(1).map((name) => `$${name}`).find((word) => SECRET_VARIABLE.test(word)) : writer.name === "echo" || writer.name === "printf" ? secretVariable(writer, assigned) : undefined;
+      if (printed) return { command: writer, secret: printed.replace(/^\$\$/, "$"), sender: nameOf(sender), kind: "variable" };
+    }
   }
   return undefined;
 }

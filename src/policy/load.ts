@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { PolicyError, type PolicyProblem } from "./errors.ts";
-import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
+import { readLayerChain, repoPolicyPaths, repositoryRoot, resolvesInside, safeProblem, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
 import { positionOf, yamlSyntaxError } from "./positions.ts";
 import { layeredDigest } from "./digest.ts";
@@ -80,21 +80,30 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
 
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
-    { name: "repo", file: wanted("repo") ? repoPolicyPath(options.cwd) : undefined, mustExist: false },
+    // Every repository layer from the root down to cwd, root first, each under its own trust.
+    ...(wanted("repo") ? repoPolicyPaths(options.cwd) : []).map((file) => ({ name: "repo" as LayerName, file, mustExist: false })),
     { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
   ];
   for (const { name, file, mustExist } of candidates) {
     if (!file || (!mustExist && !existsSync(file))) continue;
     const chain = readLayerChain(file);
+    const own = chain.files[chain.files.length - 1];
+    const digest = chainDigest(chain.files.map((part) => part.text));
+    // A repository file that resolves outside the repository (a link to ../.env, ~/.git-credentials,
+    // /dev/zero) is not used, and nothing of it is shown, until a person trusts it.
+    const root = name === "repo" ? repositoryRoot(options.cwd) ?? options.cwd : undefined;
+    const outside = root === undefined ? [] : [file, ...chain.files.map((part) => part.file)].filter((part) => !resolvesInside(part, root));
+    if (outside.length > 0 && !(own && isTrusted(env, own.file, digest))) {
+      warnings.push(`ignored ${file}: it resolves outside the repository (${outside.join(", ")}), so it is not read until you trust it: verdict policy trust ${file}`);
+      continue;
+    }
     problems.push(...chain.problems);
     for (const part of chain.files) texts.set(part.file, part.text);
-    const own = chain.files[chain.files.length - 1];
     if (!own) continue;
-    const digest = chainDigest(chain.files.map((part) => part.text));
     const trusted = name !== "repo" || isTrusted(env, own.file, digest);
     layers.push({ name, file: own.file, files: chain.files.map((part) => part.file), trusted, digest });
     for (const part of chain.files) {
-      const schemaProblems = checkLayer(part.data);
+      const schemaProblems = checkLayer(part.data).map(safeProblem);
       problems.push(...schemaProblems.map((problem) => ({ ...problem, file: part.file })));
       if (schemaProblems.length > 0) continue;
       mergeLayer(merged, trusted ? part.data : untrustedPart(part, own.file, merged.value, warnings), name, part.file);
@@ -105,7 +114,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   // a policy with layers on top pays for checking the merge.
   if (problems.length === 0 && layers.length > 1) {
     const effective = checkComplete(merged.value, DEFAULT_POLICY as unknown as Record<string, unknown>);
-    problems.push(...effective.map((problem) => located(problem, merged.origins)));
+    problems.push(...effective.map((problem) => safeProblem(located(problem, merged.origins))));
     if (effective.length === 0) {
       problems.push(...checkSemantics(merged.value as Policy, new Set(DEFAULT_POLICY.turn_rules)).map((problem) => located(problem, merged.origins)));
     }

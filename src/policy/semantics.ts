@@ -3,6 +3,7 @@
  * (a rule's act must be one of the acts), ranges that depend on other
  * values (an undo level must exist), and regular expressions that compile.
  */
+import { nestedRepetition } from "../answerers/rules/regex-safety.ts";
 import type { PolicyProblem } from "./errors.ts";
 import type { Policy } from "./schema.ts";
 import { nearest } from "./suggest.ts";
@@ -64,6 +65,8 @@ export function checkSemantics(policy: Policy, checked: ReadonlySet<unknown> = n
         for (const [pattern, path] of typeof item === "string" ? [[item, [at]] as const] : item.map((one, inner) => [one, [at, inner]] as const)) {
           try {
             new RegExp(pattern, "i");
+            const risky = nestedRepetition(pattern);
+            if (risky) add(["turn_rules", index, field, ...path], { message: "a regular expression that can backtrack catastrophically", found: pattern, hint: `${risky}; rewrite it without nested repetition` });
           } catch (error) {
             add(["turn_rules", index, field, ...path], { message: "not a valid regular expression", found: pattern, hint: (error as Error).message });
           }

@@ -232,3 +232,46 @@ describe("secrets sent through a transfer client's commands or printed into a se
 describe("yanking a published version", () => {
   consequential([["gem yank x -v 1.0.0", "package-registry-change"]]);
 });
+
+// Round 7 (written after round 6's fixes): the classes its first run found.
+
+describe("archivers told to remove what they pack remove it, as rm does", () => {
+  consequential([
+    ["zip -rm /tmp/n.zip ~/notes", "rm -rf -- ~/notes"],
+    ["tar czf /tmp/x.tgz --remove-files local.toml", "local.toml"],
+    ["7za a -sdel /tmp/x.7z notes.db", "notes.db"],
+  ]);
+  ordinary(["zip -m build/x.zip build/a.txt", "tar -czf /tmp/src.tgz src", "zip -r /tmp/site.zip build"]);
+});
+
+describe("text tools that write an operand", () => {
+  consequential([
+    ["uniq names.txt ~/.ssh/authorized_keys", "uniq writes ~/.ssh/authorized_keys"],
+    ["xxd -r key.hex ~/.ssh/id_ed25519", "id_ed25519"],
+    ["iconv -t utf-8 -o ~/.bashrc README.md", "iconv -o ~/.bashrc"],
+    ["split -l 10 README.md ~/.config/autostart/x", "split writes files named"],
+    ["rsync README.md local.toml", "rsync onto local.toml"],
+    ["cpio -id < x.cpio", "cpio -i"],
+  ]);
+  ordinary(["uniq -c build/words.txt", "xxd README.md", "iconv -t utf-8 README.md -o build/readme.txt", "split -l 100 README.md build/part-", "rsync -a src/ build/src/"]);
+});
+
+describe("package tools' user-wide settings", () => {
+  consequential([
+    ["gem sources -a https://x.example/", "package-tool-user-config"],
+    ["go env -w GOFLAGS=-mod=mod", "package-tool-user-config"],
+    ["pip config set global.trusted-host x.example", "package-tool-user-config-set"],
+  ]);
+  ordinary(["go env GOPROXY", "pip config list --global", "gem sources --list"]);
+});
+
+describe("a command no rule knows, told to drop, reset or delete", () => {
+  consequential([
+    ["liquibase --changelog-file=x.xml dropAll", "dropAll"],
+    ["npx typeorm schema:drop -d src/data-source.ts", "schema:drop"],
+    ["dotnet ef database drop -f", "drop"],
+    ["rails runner 'Order.destroy_all'", "Order.destroy_all"],
+    ["psql app < migrations/0042_drop_users.sql", "0042_drop_users.sql"],
+  ]);
+  ordinary(["liquibase status", "npx typeorm migration:show", "bd update x --notes 'example: git reset --hard'", "git reset HEAD src/app.ts"]);
+});

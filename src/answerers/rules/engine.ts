@@ -11,6 +11,7 @@ import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../she
 import { candidatesFor, compiledOf, exactLine, inWhere, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
+import { parseArgs } from "./args.ts";
 import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
@@ -231,6 +232,33 @@ const FIND = new Set(["find", "gfind", "bfs"]);
 const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "valkey-cli", "cqlsh", "clickhouse-client", "sqlcmd", "usql"]);
 /** Files a runner reads its recipes from. */
 const RECIPE_FILES = ["package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Rakefile", "deno.json"];
+/** Words that say a command drops, resets, destroys, deletes or wipes. */
+const DESTRUCTIVE_WORD = /(^|[^a-z])(drop|dropall|drop_all|reset|destroy|destroy_all|delete|delete_all|deleteall|delete_many|purge|wipe|flush|flushall|flushdb|truncate|nuke|teardown|fresh)([^a-z]|$)/i;
+
+/** The paths an archiver removes after packing them: zip -m, tar --remove-files, 7z a -sdel. */
+export function removedInputs(view: View): string[] | undefined {
+  const { name, args } = view;
+  if (name === "zip") {
+    const p = parseArgs(args, new Set(["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "--password", "-Z", "-s"]));
+    if (!p.letters.has("m") && !p.longs.has("--move")) return undefined;
+    return p.operands.slice(1);
+  }
+  if (name === "tar" || name === "gtar" || name === "bsdtar") {
+    if (!args.includes("--remove-files")) return undefined;
+    const words = args[0] !== undefined && /^[a-zA-Z]+$/.test(args[0]) ? [`-${args[0]}`, ...args.slice(1)] : [...args];
+    const p = parseArgs(words, new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-I", "--use-compress-program", "--exclude", "-H", "--format"]));
+    const archiveGiven = p.values.some(([option]) => option === "-f" || option === "--file");
+    const cluster = words[0]?.startsWith("-") && !words[0].startsWith("--") ? words[0] : "";
+    return !archiveGiven && cluster.includes("f") ? p.operands.slice(1) : p.operands;
+  }
+  if (name === "7z" || name === "7za" || name === "7zz") {
+    if (!args.includes("-sdel")) return undefined;
+    const operands = args.filter((arg) => !arg.startsWith("-"));
+    return operands.slice(2);
+  }
+  return undefined;
+}
+
 /** Programs that remove the paths they are given. */
 const REMOVERS = new Set(["rm", "rimraf", "rmdir", "unlink", "shred", "trash", "srm"]);
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
@@ -492,6 +520,20 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         writersOf.set(run, writersOf.get(command) ?? []);
         executed.splice(i + 1, 0, run);
       }
+    }
+    // Archivers told to remove what they pack (zip -m, tar --remove-files, 7z -sdel) remove those paths, as rm does.
+    const removed = removedInputs(view);
+    if (removed && removed.length > 0 && command.via.length < 32) {
+      const rm: ExecutedCommand = { program: "rm", name: "rm", argv: ["rm", "-rf", "--", ...removed], env: command.env, redirects: [], via: [...command.via, `${view.name} removes what it packs`], dynamic: false, ...(command.cwd === undefined ? {} : { cwd: command.cwd }) };
+      writersOf.set(rm, []);
+      executed.splice(i + 1, 0, rm);
+    }
+    // A part the rules leave to the host (a tool no rule knows, a project's own program) whose words say it drops,
+    // resets, destroys or deletes (liquibase dropAll, typeorm schema:drop, rails runner 'User.delete_all',
+    // psql < 999_drop.sql) is asked about, as a script so named is. Words with blanks are text (a note, a message), not orders.
+    if (!rule || partVerdict(rule.rule, labels, policy) === "pass") {
+      const said = [...view.args.filter((arg) => !arg.startsWith("-")), ...command.redirects.filter((r) => r.op === "<").map((r) => r.target.slice(r.target.lastIndexOf("/") + 1))].find((word) => !/\s/.test(word) && DESTRUCTIVE_WORD.test(word));
+      if (said !== undefined) found(finding("words-say-destructive", "delete", 2, 0.8, `A command the rules do not know, told ${clip(said)}: a word that says it drops, resets, destroys, deletes or wipes.`, clip(command.argv.join(" ")), "ask"), command);
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
     // Several rules may match one command: a later rule's outright ask or deny still stands (the strictest wins).

@@ -98,7 +98,36 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, RSYNC_VALUES);
       const dest = p.operands.at(-1);
       if (p.operands.length < 2 || dest === undefined || /^[^/]*:/.test(dest)) return [];
+      // A destination that is a file (not a folder, not written with a slash) is replaced, as by cp.
+      if (!dest.endsWith("/") && p.operands.length === 2 && !(p.operands[0] as string).endsWith("/")) return [{ word: dest, op: ">", how: "rsync onto" }];
       return [{ word: dest, op: ">>", how: "rsync into", dir: true }];
+    }
+    case "uniq":
+    case "xxd": {
+      // uniq IN OUT, xxd [-r] IN OUT: the second operand is written.
+      const p = parseArgs(args, name === "uniq" ? set("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars") : set("-c", "-g", "-l", "-o", "-s", "-n", "--name", "--cols", "--groupsize", "--len", "--seek", "--offset"));
+      const out = p.operands[1];
+      return out === undefined || isStream(out) ? [] : [{ word: out, op: ">", how: `${name} writes` }];
+    }
+    case "iconv": {
+      const p = parseArgs(args, set("-f", "--from-code", "-t", "--to-code", "-o", "--output"));
+      return valuesOf(p.values, "-o", "--output").map((word) => ({ word, op: ">", how: "iconv -o" }));
+    }
+    case "split":
+    case "csplit": {
+      // split IN PREFIX: files PREFIXaa, PREFIXab… are written next to PREFIX.
+      const p = parseArgs(args, name === "split" ? set("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t", "--separator", "--additional-suffix", "--filter") : set("-f", "--prefix", "-b", "--suffix-format", "-n", "--digits"));
+      const prefix = name === "split" ? p.operands[1] : valuesOf(p.values, "-f", "--prefix")[0];
+      return prefix === undefined ? [] : [{ word: `${prefix}__split__`, op: ">", how: `${name} writes files named` }];
+    }
+    case "cpio": {
+      // cpio -i keeps absolute member names unless told not to: they land wherever they say.
+      const p = parseArgs(args, set("-F", "--file", "-H", "--format", "-D", "--directory", "-E", "--pattern-file", "-R", "--owner", "-I", "-O"));
+      if (!(p.letters.has("i") || p.longs.has("--extract"))) return [];
+      const into = valuesOf(p.values, "-D", "--directory")[0] ?? ".";
+      const out: WriteTarget[] = [{ word: into, op: ">>", how: "cpio -i into", dir: true }];
+      if (!p.longs.has("--no-absolute-filenames")) out.push({ word: "/", op: ">>", how: "cpio -i (absolute member names) under", dir: true });
+      return out;
     }
     case "scp": {
       const p = parseArgs(args, set("-P", "-i", "-o", "-F", "-S", "-l", "-c", "-J"));

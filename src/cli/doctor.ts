@@ -8,9 +8,9 @@
  * app-server` in a throwaway home (src/hosts/codex-trust.ts), never the person's CODEX_HOME; its own
  * judgments are logged as self-tests.
  */
+import { homeDir } from "../files/dirs.ts";
 import { jsonDocument } from "./json.ts";
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { codexTrust } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
@@ -98,7 +98,7 @@ function installHint(host: HostName, scope: Scope): string {
 }
 
 async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Promise<HostReport | undefined> {
-  const home = process.env.HOME || homedir();
+  const home = homeDir();
   const repository = repositoryRoot(cwd);
   const root = repository ?? resolve(cwd);
   const found: string[] = [];

@@ -107,6 +107,8 @@ function entryOf(part: Part, position: number): PackedEntry | undefined {
   return (part.entries[position] ??= new PackedEntry(part.pack, position, part.offset + position));
 }
 
+const shared = new Map<string, Matcher | null>();
+
 /** Positions of the rules naming `name` exactly (as written) or by one of their patterns, in order. */
 function positionsFor(part: Part, name: string): number[] {
   const found = new Set<number>();
@@ -123,10 +125,16 @@ function positionsFor(part: Part, name: string): number[] {
     part.pack.patterns.forEach(([position, patterns], at) => {
       let matcher = part.matchers![at];
       if (matcher === undefined) {
-        try {
-          matcher = compileAny(patterns);
-        } catch {
-          matcher = null; // reported by ruleProblems when the policy is checked
+        // Rules often share a list (python3.* names eight of the default's): one matcher for each.
+        const key = patterns.join("\n");
+        matcher = shared.get(key);
+        if (matcher === undefined) {
+          try {
+            matcher = compileAny(patterns);
+          } catch {
+            matcher = null; // reported by ruleProblems when the policy is checked
+          }
+          shared.set(key, matcher);
         }
         part.matchers![at] = matcher;
       }

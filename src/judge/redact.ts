@@ -108,6 +108,18 @@ type Rule = {
   skip?(text: string, m: RegExpExecArray): number;
 };
 
+/**
+ * A rule as it is kept until a text needs it: the lower-case strings one of which every match of its
+ * anchor contains, and how to build it. Most text verdict redacts (a verdict's line, a plain command)
+ * holds none of a rule's needles, so the rule's regular expression is neither built nor compiled nor
+ * run; a rule is built the first time a text holds one of its needles. A rule added here must list
+ * needles that every match of its anchor contains, lower-cased (tests/secrets checks recall).
+ */
+type LazyRule = { name: string; needles: readonly string[]; build: () => Rule; built?: Rule };
+function lazy(name: string, needles: readonly string[], build: () => Omit<Rule, "name">): LazyRule {
+  return { name, needles, build: () => ({ name, ...build() }) };
+}
+
 /** Runs one rule over the text, left to right, never revisiting replaced text. */
 function runRule(text: string, rule: Rule): string {
   const { re } = rule;
@@ -145,13 +157,14 @@ const NAME = String.raw`${NAME_CHARS}{0,48}${KEYWORD}${NAME_CHARS}{0,48}`;
 const NOT_A_SECRET_NAME =
   /(?:^|[_.-])(?:OLD)?PWD$|TOKENS$|TOKENIZER|TOKEN_?(?:COUNT|LIMIT|TYPE|LENGTH|BUDGET|USAGE)|_(?:FILE|PATH|DIR|ENV|ID|NAME|URL|URI|LENGTH|TTL|EXPIRY|EXPIRES|EXPIRES_AT|TIMEOUT|MODE|TYPE)$|^AUTH(?:OR|_?TYPE|_?MODE|_?METHOD)|^AUTH$/i;
 
-function tokenRule(name: string, anchor: string, body: string, before = "A-Za-z0-9"): Rule {
-  const table = cls(body);
-  return {
-    name,
-    re: new RegExp(String.raw`(?<![${before}])${anchor}`, "g"),
-    apply: (text, m) => ({ start: m.index, end: runEnd(text, m.index + m[0].length, table), text: REDACTED }),
-  };
+function tokenRule(name: string, needles: readonly string[], anchor: string, body: string, before = "A-Za-z0-9"): LazyRule {
+  return lazy(name, needles, () => {
+    const table = cls(body);
+    return {
+      re: new RegExp(String.raw`(?<![${before}])${anchor}`, "g"),
+      apply: (text, m) => ({ start: m.index, end: runEnd(text, m.index + m[0].length, table), text: REDACTED }),
+    };
+  });
 }
 
 /** The rest of one simple command: up to a newline or a control operator, bounded by the text. */
@@ -180,9 +193,8 @@ function shellWordEnd(text: string, from: number): number {
  * Within one command (from the anchor to its end), replaces the value of the
  * short option `-p` (or the given flags): `-pVALUE`, and when `spaced`, `-p VALUE` and `-p=VALUE`.
  */
-function shortOptionRule(name: string, anchor: string, flags: string[], spaced: boolean): Rule {
-  return {
-    name,
+function shortOptionRule(name: string, needles: readonly string[], anchor: string, flags: string[], spaced: boolean): LazyRule {
+  return lazy(name, needles, () => ({
     re: new RegExp(anchor, "g"),
     apply(text, m) {
       const end = commandEnd(text, m.index + m[0].length);
@@ -221,13 +233,15 @@ function shortOptionRule(name: string, anchor: string, flags: string[], spaced: 
       return { start: m.index, end, text: pieces.join("") };
     },
     skip: (text, m) => commandEnd(text, m.index + m[0].length),
-  };
+  }));
 }
 
-const RULES: Rule[] = [
+/** The needles of the names that announce a secret (KEYWORD above), lower-cased. */
+const KEYWORD_NEEDLES = ["token", "secret", "pass", "pwd", "key", "signature", "auth", "credential", "cookie", "_pw"];
+
+const RULES: LazyRule[] = [
   // PEM private keys, whole (an unterminated one to the end of the text).
-  {
-    name: "private-key",
+  lazy("private-key", ["private key"], () => ({
     re: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----/g,
     apply(text, m) {
       const endMark = text.indexOf("-----END ", m.index + m[0].length);
@@ -235,10 +249,9 @@ const RULES: Rule[] = [
       const close = text.indexOf("-----", endMark + 9);
       return { start: m.index, end: close < 0 ? text.length : close + 5, text: REDACTED };
     },
-  },
+  })),
   // Authorization / Proxy-Authorization: keep the header name and scheme.
-  {
-    name: "auth-header",
+  lazy("auth-header", ["authorization"], () => ({
     re: /\b((?:Proxy-)?Authorization[ \t]{0,8}[:=][ \t]{0,8})(?:(Bearer|Basic|Token|Digest|Bot|ApiKey|Negotiate|NTLM|AWS4-HMAC-SHA256|OAuth)[ \t]{1,8})?/gi,
     apply(text, m) {
       const from = m.index + m[0].length;
@@ -246,9 +259,8 @@ const RULES: Rule[] = [
       if (end === from || text.startsWith(REDACTED, from) || text[from] === "$") return undefined;
       return { start: from, end, text: REDACTED };
     },
-  },
-  {
-    name: "auth-header",
+  })),
+  lazy("auth-header", ["-key", "-token"], () => ({
     re: /\b((?:X-)?(?:Api-Key|Auth-Token|Access-Token|Private-Token|Goog-Api-Key|Amz-Security-Token|Auth-Key|Vault-Token|Figma-Token|Shopify-Access-Token|Postmark-Server-Token|Consul-Token|Nomad-Token)[ \t]{0,8}:[ \t]{0,8})/gi,
     apply(text, m) {
       const from = m.index + m[0].length;
@@ -256,10 +268,9 @@ const RULES: Rule[] = [
       if (end === from || text.startsWith(REDACTED, from) || text[from] === "$") return undefined;
       return { start: from, end, text: REDACTED };
     },
-  },
+  })),
   // Cookie headers: the whole value, up to a quote or the end of the line.
-  {
-    name: "cookie",
+  lazy("cookie", ["cookie"], () => ({
     re: /\b((?:Set-)?Cookie[ \t]{0,8}:[ \t]{0,8})/gi,
     apply(text, m) {
       const from = m.index + m[0].length;
@@ -268,10 +279,9 @@ const RULES: Rule[] = [
       if (end === from || text.startsWith(REDACTED, from)) return undefined;
       return { start: from, end, text: REDACTED };
     },
-  },
+  })),
   // user:password@ in a URL (any scheme): the password goes, the user stays.
-  {
-    name: "url-password",
+  lazy("url-password", ["://"], () => ({
     re: /\b[a-z][a-z0-9+.-]{0,30}:\/\//gi,
     apply(text, m) {
       const from = m.index + m[0].length;
@@ -289,14 +299,13 @@ const RULES: Rule[] = [
       if (password.startsWith("$") || password === REDACTED) return undefined;
       return { start: colon + 1, end: at, text: REDACTED };
     },
-  },
+  })),
   // Webhook URLs whose path is the credential (Slack, Discord, Microsoft Teams).
-  tokenRule("webhook", String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/`, "A-Za-z0-9/_-"),
-  tokenRule("webhook", String.raw`discord(?:app)?\.com/api/webhooks/`, "A-Za-z0-9/_-"),
-  tokenRule("webhook", String.raw`webhook\.office\.com/webhookb2/`, "A-Za-z0-9/@_.-"),
+  tokenRule("webhook", ["hooks.slack.com/"], String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/`, "A-Za-z0-9/_-"),
+  tokenRule("webhook", ["/api/webhooks/"], String.raw`discord(?:app)?\.com/api/webhooks/`, "A-Za-z0-9/_-"),
+  tokenRule("webhook", ["webhook.office.com/webhookb2/"], String.raw`webhook\.office\.com/webhookb2/`, "A-Za-z0-9/@_.-"),
   // Signatures in signed URLs: Azure SAS sig=, S3/GCS presigned signatures.
-  {
-    name: "url-signature",
+  lazy("url-signature", ["sig=", "signature=", "token=", "credential="], () => ({
     re: /[?&;](?:sig|signature|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential|X-Amz-Credential)=/gi,
     apply: (text, m) => {
       const from = m.index + m[0].length;
@@ -304,10 +313,9 @@ const RULES: Rule[] = [
       while (end < text.length && !" \t\r\n&;'\"#".includes(text[end]!)) end++;
       return end === from ? undefined : { start: from, end, text: REDACTED };
     },
-  },
+  })),
   // NAME=value whose name announces a secret (env prefixes, export, .env lines, query strings, .npmrc, connection strings).
-  {
-    name: "named-assignment",
+  lazy("named-assignment", KEYWORD_NEEDLES, () => ({
     re: new RegExp(String.raw`(?<!${NAME_CHARS})(${NAME})([ \t]{0,8}(?:=|:(?!//))[ \t]{0,8})`, "gi"),
     apply(text, m) {
       const name = m[1]!;
@@ -323,10 +331,9 @@ const RULES: Rule[] = [
       if (!eq.includes("=") && !looksLikeSecret(unquote(raw))) return undefined;
       return { start: from, end, text: REDACTED };
     },
-  },
+  })),
   // "password": "..." in JSON.
-  {
-    name: "json-field",
+  lazy("json-field", KEYWORD_NEEDLES, () => ({
     re: new RegExp(String.raw`"(${NAME})"[ \t]{0,8}:[ \t\r\n]{0,8}"`, "gi"),
     apply(text, m) {
       if (NOT_A_SECRET_NAME.test(m[1]!)) return undefined;
@@ -335,26 +342,23 @@ const RULES: Rule[] = [
       if (end <= from + 2 || notAValue(text.slice(from, end))) return undefined;
       return { start: from, end, text: `"${REDACTED}"` };
     },
-  },
+  })),
   // Options that take a secret: --password x, --token=x, --api-key x.
-  {
-    name: "secret-option",
+  lazy("secret-option", ["pass", "token", "secret", "key", "bearer"], () => ({
     re: /(?<![\w-])(--(?:[a-z0-9-]{0,30}-)?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token|private-key|client-secret|access-token|bearer))(=|[ \t]{1,8})/gi,
     apply(text, m) {
       const from = m.index + m[0].length;
       if (text[from] === "-") return undefined;
       return valueEdit(text, from);
     },
-  },
+  })),
   // openssl -pass pass:secret, -passin pass:secret.
-  {
-    name: "secret-option",
+  lazy("secret-option", ["pass:"], () => ({
     re: /(?<![\w-])-pass(?:in|out|word)?[ \t]{1,8}['"]?pass:/g,
     apply: (text, m) => valueEdit(text, m.index + m[0].length),
-  },
+  })),
   // curl -u user:password, --user, --proxy-user: the password goes, the user stays.
-  {
-    name: "user-password-option",
+  lazy("user-password-option", ["-u"], () => ({
     re: /(?<![\w-])(?:-u|-U|--user|--proxy-user)(?:[ \t]{1,8}|=)?/g,
     apply(text, m) {
       const from = m.index + m[0].length;
@@ -368,74 +372,71 @@ const RULES: Rule[] = [
       const quote = raw !== value ? raw[0]! : "";
       return { start: from, end, text: `${quote}${value.slice(0, colon)}:${REDACTED}${quote}` };
     },
-  },
+  })),
   // Passwords glued to short options of the tools that take them so.
-  shortOptionRule("mysql-password", String.raw`(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlslap|mariadb|mariadb-dump|mariadb-admin)(?![\w.-])`, ["-p"], false),
-  shortOptionRule("sshpass", String.raw`(?<![\w./-])sshpass(?![\w.-])`, ["-p"], true),
-  shortOptionRule("registry-login", String.raw`(?<![\w./-])(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|finch)(?:[ \t]{1,8}(?:registry|--?[a-z-]{1,20}(?:=\S{1,64})?))?[ \t]{1,8}login(?![\w.-])`, ["-p"], true),
+  shortOptionRule("mysql-password", ["mysql", "mariadb"], String.raw`(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlslap|mariadb|mariadb-dump|mariadb-admin)(?![\w.-])`, ["-p"], false),
+  shortOptionRule("sshpass", ["sshpass"], String.raw`(?<![\w./-])sshpass(?![\w.-])`, ["-p"], true),
+  shortOptionRule("registry-login", ["login"], String.raw`(?<![\w./-])(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|finch)(?:[ \t]{1,8}(?:registry|--?[a-z-]{1,20}(?:=\S{1,64})?))?[ \t]{1,8}login(?![\w.-])`, ["-p"], true),
   // .netrc: machine host login user password secret.
-  {
-    name: "netrc-password",
+  lazy("netrc-password", ["passw"], () => ({
     re: /(?<![\w-])(?:password|passwd)[ \t]{1,8}/g,
     apply(text, m) {
       const before = text.slice(Math.max(0, m.index - 200), m.index);
       if (!/(?:^|\s)(?:machine|login|default)\s/.test(before)) return undefined;
       return valueEdit(text, m.index + m[0].length);
     },
-  },
+  })),
   // aws_secret_access_key <40 chars> (credentials files, `aws configure set`).
-  {
-    name: "aws-secret",
+  lazy("aws-secret", ["aws_secret_access_key"], () => ({
     re: /\baws_secret_access_key[ \t]{0,8}[=:]?[ \t]{0,8}(?=[A-Za-z0-9/+=]{40})/gi,
     apply: (text, m) => valueEdit(text, m.index + m[0].length),
-  },
+  })),
   // Well-known token shapes, wherever they appear.
-  tokenRule("github", "(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20}", "A-Za-z0-9"),
-  tokenRule("github", "github_pat_[A-Za-z0-9_]{20}", "A-Za-z0-9_"),
-  tokenRule("gitlab", "gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
-  tokenRule("openai-anthropic", "sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
-  tokenRule("stripe", "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16}", "A-Za-z0-9"),
-  tokenRule("stripe", "whsec_[A-Za-z0-9]{24}", "A-Za-z0-9"),
-  tokenRule("typesafe", "apikey_[A-Za-z0-9_-]{12}", "A-Za-z0-9_-"),
-  tokenRule("slack", "xox[abposre]-[A-Za-z0-9-]{10}", "A-Za-z0-9-"),
-  tokenRule("slack", "xapp-[0-9]-[A-Za-z0-9-]{10}", "A-Za-z0-9-"),
+  tokenRule("github", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], "(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20}", "A-Za-z0-9"),
+  tokenRule("github", ["github_pat_"], "github_pat_[A-Za-z0-9_]{20}", "A-Za-z0-9_"),
+  tokenRule("gitlab", ["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "gloas-", "glsoat-", "glagent-"], "gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
+  tokenRule("openai-anthropic", ["sk-"], "sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
+  tokenRule("stripe", ["_live_", "_test_"], "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16}", "A-Za-z0-9"),
+  tokenRule("stripe", ["whsec_"], "whsec_[A-Za-z0-9]{24}", "A-Za-z0-9"),
+  tokenRule("typesafe", ["apikey_"], "apikey_[A-Za-z0-9_-]{12}", "A-Za-z0-9_-"),
+  tokenRule("slack", ["xox"], "xox[abposre]-[A-Za-z0-9-]{10}", "A-Za-z0-9-"),
+  tokenRule("slack", ["xapp-"], "xapp-[0-9]-[A-Za-z0-9-]{10}", "A-Za-z0-9-"),
   // Google API keys are 39 characters and may end in `-` or `_` (so no word boundary after them).
-  tokenRule("google", "AIza[0-9A-Za-z_-]{35}", ""),
-  tokenRule("google", "ya29\\.[A-Za-z0-9_-]{20}", "A-Za-z0-9_.-"),
-  tokenRule("google", "GOCSPX-[A-Za-z0-9_-]{20}", "A-Za-z0-9_-"),
-  tokenRule("google", "1//0[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
-  tokenRule("aws", "(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])", ""),
-  tokenRule("npm", "npm_[A-Za-z0-9]{36}", "A-Za-z0-9"),
-  tokenRule("huggingface", "hf_[A-Za-z0-9]{30}", "A-Za-z0-9"),
-  tokenRule("pypi", "pypi-[A-Za-z0-9_-]{40}", "A-Za-z0-9_-"),
-  tokenRule("rubygems", "rubygems_[a-f0-9]{40}", "a-f0-9"),
-  tokenRule("sendgrid", "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
-  tokenRule("mailgun", "key-[0-9a-f]{32}(?![0-9a-zA-Z])", ""),
-  tokenRule("shopify", "shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "a-fA-F0-9"),
-  tokenRule("digitalocean", "do[opr]_v1_[a-f0-9]{40}", "a-f0-9"),
-  tokenRule("databricks", "dapi[a-f0-9]{32}", "a-f0-9-"),
-  tokenRule("atlassian", "ATATT3[A-Za-z0-9_=-]{40}", "A-Za-z0-9_=-"),
-  tokenRule("linear", "lin_(?:api|oauth)_[A-Za-z0-9]{30}", "A-Za-z0-9"),
-  tokenRule("notion", "(?:secret_|ntn_)[A-Za-z0-9]{40}", "A-Za-z0-9"),
-  tokenRule("postman", "PMAK-[a-f0-9]{24}-[a-f0-9]{20}", "a-f0-9"),
-  tokenRule("vault", "hv[sbr]\\.[A-Za-z0-9_-]{24}", "A-Za-z0-9_.-"),
-  tokenRule("pulumi", "pul-[a-f0-9]{40}", "a-f0-9"),
-  tokenRule("terraform", "[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{40}", "A-Za-z0-9_=-"),
-  tokenRule("grafana", "gl(?:c|sa)_[A-Za-z0-9_=+/-]{32}", "A-Za-z0-9_=+/-"),
-  tokenRule("sentry", "sntr[ysu]s?_[A-Za-z0-9_=+/-]{40}", "A-Za-z0-9_=+/-"),
-  tokenRule("docker", "dckr_(?:pat|oat)_[A-Za-z0-9_-]{20}", "A-Za-z0-9_-"),
-  tokenRule("age", "AGE-SECRET-KEY-1[0-9A-Z]{50}", "0-9A-Z"),
-  tokenRule("telegram", "[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", "A-Za-z0-9_-", "0-9"),
-  tokenRule("supabase", "sbp_[a-f0-9]{40}", "a-f0-9"),
-  tokenRule("doppler", "dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40}", "A-Za-z0-9"),
-  tokenRule("square", "sq0(?:atp|csp)-[A-Za-z0-9_-]{22}", "A-Za-z0-9_-"),
-  tokenRule("heroku", "HRKU-[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
-  tokenRule("fly", "fm[12]_[A-Za-z0-9+/=_-]{40}", "A-Za-z0-9+/=_-"),
-  tokenRule("figma", "figd_[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
-  tokenRule("azure", "[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31}", "A-Za-z0-9_~.-"),
+  tokenRule("google", ["aiza"], "AIza[0-9A-Za-z_-]{35}", ""),
+  tokenRule("google", ["ya29."], "ya29\\.[A-Za-z0-9_-]{20}", "A-Za-z0-9_.-"),
+  tokenRule("google", ["gocspx-"], "GOCSPX-[A-Za-z0-9_-]{20}", "A-Za-z0-9_-"),
+  tokenRule("google", ["1//0"], "1//0[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
+  tokenRule("aws", ["akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"], "(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])", ""),
+  tokenRule("npm", ["npm_"], "npm_[A-Za-z0-9]{36}", "A-Za-z0-9"),
+  tokenRule("huggingface", ["hf_"], "hf_[A-Za-z0-9]{30}", "A-Za-z0-9"),
+  tokenRule("pypi", ["pypi-"], "pypi-[A-Za-z0-9_-]{40}", "A-Za-z0-9_-"),
+  tokenRule("rubygems", ["rubygems_"], "rubygems_[a-f0-9]{40}", "a-f0-9"),
+  tokenRule("sendgrid", ["sg."], "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
+  tokenRule("mailgun", ["key-"], "key-[0-9a-f]{32}(?![0-9a-zA-Z])", ""),
+  tokenRule("shopify", ["shp"], "shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "a-fA-F0-9"),
+  tokenRule("digitalocean", ["_v1_"], "do[opr]_v1_[a-f0-9]{40}", "a-f0-9"),
+  tokenRule("databricks", ["dapi"], "dapi[a-f0-9]{32}", "a-f0-9-"),
+  tokenRule("atlassian", ["atatt3"], "ATATT3[A-Za-z0-9_=-]{40}", "A-Za-z0-9_=-"),
+  tokenRule("linear", ["lin_"], "lin_(?:api|oauth)_[A-Za-z0-9]{30}", "A-Za-z0-9"),
+  tokenRule("notion", ["secret_", "ntn_"], "(?:secret_|ntn_)[A-Za-z0-9]{40}", "A-Za-z0-9"),
+  tokenRule("postman", ["pmak-"], "PMAK-[a-f0-9]{24}-[a-f0-9]{20}", "a-f0-9"),
+  tokenRule("vault", ["hvs.", "hvb.", "hvr."], "hv[sbr]\\.[A-Za-z0-9_-]{24}", "A-Za-z0-9_.-"),
+  tokenRule("pulumi", ["pul-"], "pul-[a-f0-9]{40}", "a-f0-9"),
+  tokenRule("terraform", [".atlasv1."], "[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{40}", "A-Za-z0-9_=-"),
+  tokenRule("grafana", ["glc_", "glsa_"], "gl(?:c|sa)_[A-Za-z0-9_=+/-]{32}", "A-Za-z0-9_=+/-"),
+  tokenRule("sentry", ["sntr"], "sntr[ysu]s?_[A-Za-z0-9_=+/-]{40}", "A-Za-z0-9_=+/-"),
+  tokenRule("docker", ["dckr_"], "dckr_(?:pat|oat)_[A-Za-z0-9_-]{20}", "A-Za-z0-9_-"),
+  tokenRule("age", ["age-secret-key-1"], "AGE-SECRET-KEY-1[0-9A-Z]{50}", "0-9A-Z"),
+  tokenRule("telegram", [":aa"], "[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", "A-Za-z0-9_-", "0-9"),
+  tokenRule("supabase", ["sbp_"], "sbp_[a-f0-9]{40}", "a-f0-9"),
+  tokenRule("doppler", ["dp."], "dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40}", "A-Za-z0-9"),
+  tokenRule("square", ["sq0"], "sq0(?:atp|csp)-[A-Za-z0-9_-]{22}", "A-Za-z0-9_-"),
+  tokenRule("heroku", ["hrku-"], "HRKU-[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
+  tokenRule("fly", ["fm1_", "fm2_"], "fm[12]_[A-Za-z0-9+/=_-]{40}", "A-Za-z0-9+/=_-"),
+  tokenRule("figma", ["figd_"], "figd_[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
+  tokenRule("azure", ["q~"], "[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31}", "A-Za-z0-9_~.-"),
   // JSON Web Tokens: header.payload.signature, each part walked by hand.
-  {
-    name: "jwt",
+  lazy("jwt", ["eyj"], () => ({
     re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8}/g,
     apply(text, m) {
       const first = runEnd(text, m.index + m[0].length, B64URL);
@@ -446,7 +447,7 @@ const RULES: Rule[] = [
       return { start: m.index, end: third, text: REDACTED };
     },
     skip: (text, m) => runEnd(text, m.index + m[0].length, B64URL),
-  },
+  })),
 ];
 
 /** The classes of secret the rules know, for the bench. */
@@ -454,9 +455,9 @@ export const SECRET_CLASSES: readonly string[] = [...new Set(RULES.map((rule) =>
 
 /**
  * Whether any rule could match: each needs an upper-case letter, `_`, `-`, `:`, `=` or `"`, or the
- * word "pass" (a .netrc line). A plain line (`git status`, a path) has none, and skipping the rules then
- * saves compiling some sixty regular expressions on the hot path. A rule added above must keep this
- * true, or this must learn its shape.
+ * word "pass" (a .netrc line). A plain line (`git status`, a path) has none, and is returned as it is
+ * after one pass over it. A rule added above must keep this true, or this must learn its shape; the
+ * needles then decide which rules run at all.
  */
 function mayHoldSecret(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -471,8 +472,23 @@ function mayHoldSecret(text: string): boolean {
 export function redact(text: string): string {
   if (typeof text !== "string" || !mayHoldSecret(text)) return text;
   let out = text;
-  for (const rule of RULES) out = runRule(out, rule);
+  // Needles are looked for in the text as it is when the rule's turn comes (an earlier rule may have
+  // replaced part of it): one lower-casing per change, and a bounded number of searches per rule.
+  let lower = text.toLowerCase();
+  for (const rule of RULES) {
+    if (!hasNeedle(lower, rule.needles)) continue;
+    const next = runRule(out, (rule.built ??= rule.build()));
+    if (next !== out) {
+      out = next;
+      lower = out.toLowerCase();
+    }
+  }
   return out;
+}
+
+function hasNeedle(lower: string, needles: readonly string[]): boolean {
+  for (const needle of needles) if (lower.includes(needle)) return true;
+  return false;
 }
 
 /** Every string inside a JSON-like value redacted (objects and arrays copied; keys kept). */

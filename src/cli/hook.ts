@@ -6,7 +6,7 @@
  * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
  * no host mistakes a crash for "no hook ran".
  */
-import { existsSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
@@ -44,9 +44,11 @@ export async function main(argv: string[]): Promise<number> {
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
   // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
-  // Started only where the work can be heavy: a policy layer besides the embedded default (its own
-  // patterns), a large payload, a turn's end (a transcript). The embedded default on an ordinary
-  // payload is fuzzed to answer in well under a second, and a thread costs every hook some milliseconds.
+  // Started only where the work is not bounded by the payload's size: a fresh load of a policy layer
+  // (parsing, validating, proving it), a cached layer whose patterns are not all proven linear
+  // (policy/bounded.ts), a large payload, a turn's end (a transcript). The embedded default, and a
+  // cached layer of linear patterns, on an ordinary payload answer in well under a second (bench/fuzz),
+  // and a thread costs every hook some milliseconds and megabytes.
   let watchdog: Watchdog | undefined;
   const ensureWatchdog = (): void => {
     if (watchdog) return;
@@ -105,8 +107,7 @@ export async function main(argv: string[]): Promise<number> {
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
-    if (hasOwnLayers(here)) ensureWatchdog();
-    const early = loadPolicyCached({ cwd: here });
+    const early = loadPolicyCached({ cwd: here }, ensureWatchdog);
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
     const raw = await readStdin((chunk) => {
@@ -122,8 +123,7 @@ export async function main(argv: string[]): Promise<number> {
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
         if (cwd === here && early.ok) return early;
-        if (hasOwnLayers(cwd)) ensureWatchdog();
-        return loadPolicyCached({ cwd });
+        return loadPolicyCached({ cwd }, ensureWatchdog);
       },
       loadDefaultPolicy: () => {
         const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
@@ -153,16 +153,6 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
   }
   return answered ? 0 : USAGE_EXIT;
-}
-
-/** Whether a policy layer besides the embedded default would be loaded for `cwd` (a file that exists). */
-function hasOwnLayers(cwd: string): boolean {
-  try {
-    const { repoPolicyPaths, userPolicyPath } = require("../policy/layers.ts") as typeof import("../policy/layers.ts");
-    return Boolean(process.env.VERDICT_POLICY) || existsSync(userPolicyPath(process.env)) || repoPolicyPaths(cwd).length > 0;
-  } catch {
-    return true;
-  }
 }
 
 /**

@@ -28,6 +28,7 @@ import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/defau
 import type { LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
 import { readPolicyText, repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
+import { boundedPolicy } from "./bounded.ts";
 import { trustStorePath } from "./trust.ts";
 
 // The loader, with the validators, the merge and the checks it brings, is initialised only when a
@@ -43,7 +44,7 @@ declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
 
 /** Changes whenever an entry's shape or meaning does; entries of another format are ignored. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** The build an entry was written by: an entry of another build is ignored. */
 const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+${typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "source"}+${DEFAULT_DIGEST}`;
 /** A file modified this recently (ms) may change again within its mtime's tick: record it without one. */
@@ -84,6 +85,8 @@ type Payload = {
   own: PackedRules;
   /** Ids of the default's rules that a layer replaced. */
   replaced: string[];
+  /** Whether the layers' own patterns are all proven linear (bounded.ts). */
+  bounded: boolean;
 };
 
 export type CacheOutcome = "none" | "hit" | "miss" | "off";
@@ -94,9 +97,16 @@ export let lastOutcome: CacheOutcome = "none";
 /**
  * The effective policy, as loadPolicy returns it, from the embedded default or the cache when it can.
  * Options that need the loader's own work (origins, a subset of the layers) go straight to it.
+ *
+ * `unbounded` is called before anything whose time the sizes of the inputs do not bound: a fresh load
+ * (parsing, validating and proving the layers), or a cached policy whose layers add a pattern not
+ * proven linear (bounded.ts). The hook starts its watchdog thread then, and only then.
  */
-export function loadPolicyCached(options: LoadOptions): LoadResult {
-  if (options.origins || options.only) return loadPolicy(options);
+export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): LoadResult {
+  if (options.origins || options.only) {
+    unbounded?.();
+    return loadPolicy(options);
+  }
   const env = options.env ?? process.env;
   const root = repositoryRoot(options.cwd);
   const wanted = layerFiles(options, env);
@@ -106,15 +116,18 @@ export function loadPolicyCached(options: LoadOptions): LoadResult {
   }
   if (env.VERDICT_POLICY_CACHE === "off") {
     lastOutcome = "off";
+    unbounded?.();
     return loadPolicy(options);
   }
   const path = entryPath(env, [`root:${root ?? ""}`, ...wanted]);
   const cached = readEntry(path);
   if (cached) {
     lastOutcome = "hit";
+    if (!cached.bounded) unbounded?.();
     return { ok: true, loaded: fromPayload(cached, options.cwd) };
   }
   lastOutcome = "miss";
+  unbounded?.();
   // What the loader will read, as it is before it reads it: a file that changes while it loads makes
   // the entry stale at once rather than wrong.
   const store = trustStorePath(env);
@@ -238,7 +251,7 @@ function readEntry(path: string): Payload | undefined {
       if (!isMap(file) || typeof file.path !== "string" || !unchanged(file)) return undefined;
     }
     const payload = JSON.parse(entry.payload) as Payload;
-    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
+    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
     return payload;
   } catch {
     return undefined;
@@ -302,6 +315,7 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
     head: { ...loaded.policy, rules: null },
     own: packRules(effective.slice(0, own)),
     replaced: defaults.filter((rule) => !kept.has(rule)).map((rule) => rule.id),
+    bounded: boundedPolicy(effective.slice(0, own), loaded.policy as unknown as Record<string, unknown>, DEFAULT_POLICY as unknown as Record<string, unknown>),
   };
   const text = JSON.stringify(payload);
   const entry: Entry = { format: FORMAT, build: BUILD, files, sum: sha256(text), payload: text };

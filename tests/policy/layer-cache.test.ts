@@ -220,3 +220,43 @@ describe("a repository layer", () => {
     expect(lastOutcome).toBe("hit");
   });
 });
+
+describe("whether the hook's watchdog is needed (the unbounded callback)", () => {
+  const loadCounting = (options: { cwd: string; env: Record<string, string> }) => {
+    let calls = 0;
+    const result = loadPolicyCached(options, () => calls++);
+    return { result, calls, outcome: lastOutcome };
+  };
+
+  test("not with no layer; before a fresh load; not on a hit whose patterns are linear", () => {
+    const { repo, env, user } = place();
+    expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 0, outcome: "none" });
+    writeFileSync(user, USER_LAYER.replace("subcommand: prod", "args_any: ['*prod*', 'deploy-*']"));
+    expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 1, outcome: "miss" });
+    expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 0, outcome: "hit" });
+  });
+
+  test("on every hit whose layer repeats inside a regular expression or a many-star glob", () => {
+    for (const pattern of ["'/^(ab|cd)+x$/'", "'*a*b*c'"]) {
+      const { repo, env, user } = place();
+      writeFileSync(user, USER_LAYER.replace("subcommand: prod", `args_any: [${pattern}]`));
+      expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 1, outcome: "miss" });
+      expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 1, outcome: "hit" });
+    }
+  });
+
+  test("an entry of the previous format (no bounded flag) is not used", () => {
+    const { repo, env, user } = place();
+    writeFileSync(user, USER_LAYER);
+    loadPolicyCached({ cwd: repo, env });
+    const [entry] = entries(env);
+    const path = join(policyCacheDir(env), entry!);
+    const stored = JSON.parse(readFileSync(path, "utf8"));
+    const payload = JSON.parse(stored.payload);
+    delete payload.bounded;
+    stored.payload = JSON.stringify(payload);
+    stored.sum = new Bun.CryptoHasher("sha256").update(stored.payload).digest("hex");
+    writeFileSync(path, JSON.stringify(stored), { mode: 0o600 });
+    expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 1, outcome: "miss" });
+  });
+});

@@ -44,7 +44,7 @@ declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
 
 /** Changes whenever an entry's shape or meaning does; entries of another format are ignored. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** The build an entry was written by: an entry of another build is ignored. */
 const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+${typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "source"}+${DEFAULT_DIGEST}`;
 /** A file modified this recently (ms) may change again within its mtime's tick: record it without one. */
@@ -87,6 +87,13 @@ type Payload = {
   replaced: string[];
   /** Whether the layers' own patterns are all proven linear (bounded.ts). */
   bounded: boolean;
+  /**
+   * The sections of the policy (besides its rules) that are the embedded default's, as JSON: kept in
+   * `head` as null and taken from the default as built when read, so that an entry holds and a hook
+   * parses and digests only what the layers changed (the default's turn and tool rules and examples are
+   * most of a policy).
+   */
+  defaults: string[];
 };
 
 export type CacheOutcome = "none" | "hit" | "miss" | "off";
@@ -251,7 +258,7 @@ function readEntry(path: string): Payload | undefined {
       if (!isMap(file) || typeof file.path !== "string" || !unchanged(file)) return undefined;
     }
     const payload = JSON.parse(entry.payload) as Payload;
-    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
+    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.defaults) || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
     return payload;
   } catch {
     return undefined;
@@ -263,7 +270,10 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
   const replaced = new Set(payload.replaced);
   let rules: Policy["rules"] | undefined;
   const unpack = (): Policy["rules"] => [...unpackRules(payload.own), ...DEFAULT_POLICY.rules.filter((rule) => !replaced.has(rule.id))];
-  const policy = payload.head as unknown as Policy;
+  const head = payload.head as Record<string, unknown>;
+  const embedded = DEFAULT_POLICY as unknown as Record<string, unknown>;
+  for (const key of payload.defaults) if (key !== "rules") head[key] = embedded[key];
+  const policy = head as unknown as Policy;
   Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
   attachRuleIndex(policy, packedRuleIndex([{ pack: payload.own }, { pack: DEFAULT_RULES, replaced }], () => policy.rules));
   return { policy, digest: payload.digest, layers: payload.layers, warnings: payload.warnings, repositoryRoot: payload.repositoryRoot, cwd };
@@ -306,16 +316,21 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
   const kept = new Set(effective.slice(own));
   const rest = defaults.filter((rule) => kept.has(rule));
   if (rest.length !== effective.length - own || rest.some((rule, at) => effective[own + at] !== rule)) return;
+  const embedded = DEFAULT_POLICY as unknown as Record<string, unknown>;
+  const head: Record<string, unknown> = { ...loaded.policy, rules: null };
+  const defaultSections = Object.keys(head).filter((key) => key !== "rules" && key in embedded && JSON.stringify(head[key]) === JSON.stringify(embedded[key]));
+  for (const key of defaultSections) head[key] = null;
   const payload: Payload = {
     digest: loaded.digest,
     layers: loaded.layers,
     warnings: loaded.warnings,
     repositoryRoot: loaded.repositoryRoot,
     // rules: null keeps the key's place, so the policy read back lists its keys in the same order.
-    head: { ...loaded.policy, rules: null },
+    head,
     own: packRules(effective.slice(0, own)),
     replaced: defaults.filter((rule) => !kept.has(rule)).map((rule) => rule.id),
-    bounded: boundedPolicy(effective.slice(0, own), loaded.policy as unknown as Record<string, unknown>, DEFAULT_POLICY as unknown as Record<string, unknown>),
+    bounded: boundedPolicy(effective.slice(0, own), loaded.policy as unknown as Record<string, unknown>, embedded),
+    defaults: defaultSections,
   };
   const text = JSON.stringify(payload);
   const entry: Entry = { format: FORMAT, build: BUILD, files, sum: sha256(text), payload: text };

@@ -12,6 +12,7 @@ import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { VERDICTS, type Verdict } from "../judge/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { unseenWarnings } from "../policy/warnings.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
@@ -80,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     return USAGE_EXIT;
   }
   const loaded = result.loaded;
-  for (const warning of loaded.warnings) console.error(`verdict: warning: ${warning}`);
+  for (const warning of unseenWarnings(loaded)) console.error(`verdict: warning: ${warning}`);
   const rulesOnly = flags["rules-only"] === true;
 
   if (!flags.stdin) {

@@ -10,6 +10,7 @@ import { writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../policy/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
@@ -34,6 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   let answered = false;
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
+  let used: LoadedPolicy | undefined;
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
@@ -50,6 +52,13 @@ export async function main(argv: string[]): Promise<number> {
       } catch {}
     }
     if (outcome.error) logFallback(host, outcome, startedAt);
+    // What an untrusted repository policy lost, once per its content (not at every command).
+    if (used?.warnings.length) {
+      try {
+        const { unseenWarnings } = require("../policy/warnings.ts") as typeof import("../policy/warnings.ts");
+        for (const warning of unseenWarnings(used)) writeSync(2, `verdict: warning: ${warning}\n`);
+      } catch {}
+    }
   };
   const deadlineMs = (hosts: HostsSettings): number => {
     let within = 8000;
@@ -85,7 +94,11 @@ export async function main(argv: string[]): Promise<number> {
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
-      loadPolicy: (cwd) => (cwd === here && early.ok ? early : loadPolicy({ cwd })),
+      loadPolicy: (cwd) => {
+        const result = cwd === here && early.ok ? early : loadPolicy({ cwd });
+        if (result.ok) used = result.loaded;
+        return result;
+      },
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),

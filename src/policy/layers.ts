@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PolicyProblem } from "./errors.ts";
 import { isMap } from "./merge.ts";
+import { parseStrict } from "./parse.ts";
 import { configDir } from "./trust.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -49,15 +50,6 @@ export function repoPolicyPath(cwd: string): string | undefined {
   }
 }
 
-/** Parses YAML text fast; the caller asks for positions only when this fails. */
-export function parseYaml(text: string): { ok: true; data: unknown } | { ok: false; message: string } {
-  try {
-    return { ok: true, data: Bun.YAML.parse(text) };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-}
-
 /**
  * Reads `file` and, first, every file it extends. Problems are returned
  * without positions; the loader adds them.
@@ -78,8 +70,9 @@ export function readLayerChain(file: string, seen: string[] = []): { files: Laye
     const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (error as Error).message;
     return { files: [], problems: [{ file: path, path: "", message: `cannot read the policy: ${why}`, hint: "check the path given with --policy, VERDICT_POLICY or extends" }] };
   }
-  const parsed = parseYaml(text);
-  if (!parsed.ok) return { files: [], problems: [{ file: path, path: "", message: `not valid YAML: ${parsed.message}`, syntax: true, text }] };
+  // Strictly, by the one reader of policy files (parse.ts): its problems come with line and column.
+  const parsed = parseStrict(text, path);
+  if (!parsed.ok) return { files: [], problems: parsed.problems };
   const data = parsed.data ?? {};
   if (Array.isArray(data) || !isMap(data)) {
     return { files: [], problems: [{ file: path, path: "", message: "a policy file must be a map of keys (judge:, acts:, rules:, ...)", found: Array.isArray(data) ? "a list" : JSON.stringify(data) }] };

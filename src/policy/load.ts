@@ -1,19 +1,32 @@
 /**
- * Loads the effective policy: the embedded default, then the user's layer,
- * the repository's layer and the command line's, each possibly extending
- * other files; merged (see merge.ts), validated, and checked. Problems are
- * reported all at once with file, line and column. A policy that fails to
- * load never falls back to something else.
+ * The one way a policy is loaded: layer files in, a proven policy (or every
+ * problem, positioned) out. Nothing else reads policy files. For each layer
+ * over the embedded default (user, repository, --policy), each possibly
+ * extending other files:
+ *   1. parse strictly (parse.ts: one YAML reader, duplicate keys and merge keys refused);
+ *   2. validate every file in full, whatever its trust (the schema);
+ *   3. compile every rule and turn rule (patterns, catastrophic backtracking,
+ *      a rule that can match nothing), and prove the rules' examples with the
+ *      engine's own matching, against the policy the rule will run in;
+ *   4. filter by trust: an untrusted repository layer keeps only what can
+ *      tighten (trust.ts); one that fails any step is ignored whole, with one warning;
+ *   5. merge (merge.ts) and check the result (complete new entries, references across sections).
+ * A problem in a trusted layer refuses the whole policy (the CLI exits 2, a
+ * hook answers hosts.on_error); a policy that fails never falls back to
+ * something else. The embedded default was proven when verdict was built and
+ * by the tests, so a run with no layer of its own does none of this.
  */
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
+import { checkRule, checkTurnRule, compileEagerly, compileRule, markTightening, proveRuleExamples } from "../answerers/rules.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
-import { PolicyError, type PolicyProblem } from "./errors.ts";
+import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
-import { positionOf, yamlSyntaxError } from "./positions.ts";
+import { positionOf } from "./positions.ts";
 import { layeredDigest } from "./digest.ts";
-import type { Policy } from "./schema.ts";
+import type { Policy, Rule } from "./schema.ts";
 import { checkSemantics } from "./semantics.ts";
 import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
 import { checkComplete, checkLayer } from "./validate.ts";
@@ -30,6 +43,12 @@ export type LoadOptions = {
   only?: LayerName[];
   /** Record which layer set each value (for `policy show --effective`); errors always get it. */
   origins?: boolean;
+  /** Also compile and prove the embedded default's rules (policy check, tests): a hook never does. */
+  proveDefault?: boolean;
+  /** This file as the repository layer, instead of the one found from `cwd` (policy trust FILE). */
+  repoFile?: string;
+  /** Load the repository layer as trusted whatever the trust store says (policy trust checks what it would accept). */
+  trustRepo?: boolean;
 };
 
 export type LayerSource = {
@@ -40,15 +59,22 @@ export type LayerSource = {
   trusted: boolean;
   /** What trust is bound to: the digest of every file of the chain. */
   digest: string;
+  /** An untrusted layer with problems, ignored whole: nothing of it is in the policy. */
+  ignored?: boolean;
 };
+
+/** An untrusted repository layer that failed a step and was ignored whole, with its problems. */
+export type IgnoredLayer = { file: string; digest: string; problems: PolicyProblem[] };
 
 export type LoadedPolicy = {
   policy: Policy;
   /** What a judgment was made under: the default's digest, or one over it and each layer's content and trust (digest.ts). */
   digest: string;
   layers: LayerSource[];
-  /** Parts of untrusted layers that were ignored, as sentences. */
+  /** What of an untrusted layer was ignored and what to do about it, as sentences (show each once: warnings.ts). */
   warnings: string[];
+  /** Untrusted layers ignored whole for their problems (policy check and doctor report them). */
+  ignored: IgnoredLayer[];
   /** Which layer and file set each value, when asked for. */
   origins?: Map<string, Origin>;
   /** The repository root found from `cwd`, the directory the layers were looked up from. */
@@ -58,12 +84,17 @@ export type LoadedPolicy = {
 
 export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error: PolicyError };
 
-type Pending = PolicyProblem & { segments?: (string | number)[]; atKey?: boolean; syntax?: boolean; text?: string };
+type Pending = PolicyProblem & { segments?: (string | number)[]; atKey?: boolean };
+
+/** Where a rule or turn rule of a layer was written: its file and its place in that file's list. */
+type Written = Map<object, { file: string; index: number }>;
 
 export function loadPolicy(options: LoadOptions): LoadResult {
   const result = loadOnce(options, options.origins === true);
   // Errors point into files, which needs origins: load again, tracking them.
-  return result.ok || options.origins ? result : loadOnce(options, true);
+  if (options.origins) return result;
+  if (!result.ok || result.loaded.ignored.length > 0) return loadOnce(options, true);
+  return result;
 }
 
 function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
@@ -74,72 +105,182 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   const merged = emptyMerged(trackOrigins);
   const layers: LayerSource[] = [];
   const warnings: string[] = [];
+  const ignored: IgnoredLayer[] = [];
+  // The rules and turn rules of trusted layers, by object: their examples are proven once all is merged.
+  const written: Written = new Map();
+  // The rules an untrusted layer added: they may only tighten (compile.ts, markTightening).
+  const tightening = new Set<Rule>();
 
   mergeLayer(merged, DEFAULT_POLICY as unknown as Record<string, unknown>, "default", DEFAULT_FILE);
   layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST });
+  if (options.proveDefault) problems.push(...defaultProblems());
 
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
-    { name: "repo", file: wanted("repo") ? repoPolicyPath(options.cwd) : undefined, mustExist: false },
+    { name: "repo", file: options.repoFile ?? (wanted("repo") ? repoPolicyPath(options.cwd) : undefined), mustExist: options.repoFile !== undefined },
     { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
   ];
   for (const { name, file, mustExist } of candidates) {
     if (!file || (!mustExist && !existsSync(file))) continue;
+    // 1. Parse strictly (readLayerChain reads each file with parse.ts).
     const chain = readLayerChain(file);
-    problems.push(...chain.problems);
     for (const part of chain.files) texts.set(part.file, part.text);
     const own = chain.files[chain.files.length - 1];
-    if (!own) continue;
+    const ownFile = own?.file ?? resolve(file);
     const digest = chainDigest(chain.files.map((part) => part.text));
-    const trusted = name !== "repo" || isTrusted(env, own.file, digest);
-    layers.push({ name, file: own.file, files: chain.files.map((part) => part.file), trusted, digest });
-    for (const part of chain.files) {
-      const schemaProblems = checkLayer(part.data);
-      problems.push(...schemaProblems.map((problem) => ({ ...problem, file: part.file })));
-      if (schemaProblems.length > 0) continue;
-      mergeLayer(merged, trusted ? part.data : untrustedPart(part, own.file, merged.value, warnings), name, part.file);
+    const trusted = name !== "repo" || options.trustRepo === true || isTrusted(env, ownFile, digest);
+    const layerProblems: Pending[] = [...chain.problems];
+    const layerWritten: Written = new Map();
+    // 2. Validate every file in full, and 3. compile its rules, whatever its trust.
+    for (const part of chain.files) layerProblems.push(...checkFile(part, layerWritten));
+    const source: LayerSource = { name, file: ownFile, files: chain.files.map((part) => part.file), trusted, digest };
+    if (trusted) {
+      problems.push(...layerProblems);
+      layers.push(source);
+      if (layerProblems.length > 0) continue;
+      for (const part of chain.files) mergeLayer(merged, part.data, name, part.file);
+      for (const [entry, where] of layerWritten) written.set(entry, where);
+      continue;
     }
+    // An untrusted layer: proven against what it would make of the policy, then 4. filtered by trust.
+    if (layerProblems.length === 0) {
+      const trial = { value: merged.value, origins: merged.origins && new Map(merged.origins) };
+      for (const part of chain.files) mergeLayer(trial, part.data, name, part.file);
+      layerProblems.push(...checkMerged(trial.value, trial.origins, layerWritten, ownFile));
+    }
+    layers.push({ ...source, ignored: layerProblems.length > 0 ? true : undefined });
+    if (layerProblems.length > 0) {
+      const positioned = layerProblems.map((problem) => withPosition(problem, texts));
+      ignored.push({ file: ownFile, digest, problems: positioned });
+      warnings.push(brokenUntrusted(ownFile, positioned));
+      continue;
+    }
+    const ignoredParts: { path: string; why: string }[] = [];
+    for (const part of chain.files) {
+      const { kept, ignored: dropped } = stricterOnly(part.data, merged.value);
+      ignoredParts.push(...dropped);
+      for (const rule of (kept.rules ?? []) as Rule[]) {
+        markTightening(rule);
+        tightening.add(rule);
+      }
+      mergeLayer(merged, kept, name, part.file);
+    }
+    if (ignoredParts.length > 0) warnings.push(partlyIgnored(ownFile, ignoredParts));
   }
 
-  // The embedded default alone was checked when verdict was built (tests/policy), so only
-  // a policy with layers on top pays for checking the merge.
-  if (problems.length === 0 && layers.length > 1) {
-    const effective = checkComplete(merged.value, DEFAULT_POLICY as unknown as Record<string, unknown>);
-    problems.push(...effective.map((problem) => located(problem, merged.origins)));
-    if (effective.length === 0) {
-      problems.push(...checkSemantics(merged.value as Policy, new Set(DEFAULT_POLICY.turn_rules)).map((problem) => located(problem, merged.origins)));
-    }
-  }
+  // 5. The merged policy checked as a whole, and the trusted layers' rules proven in it.
+  if (problems.length === 0 && layers.length > 1) problems.push(...checkMerged(merged.value, merged.origins, written, undefined));
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;
-  const digest = layers.length === 1 ? DEFAULT_DIGEST : layeredDigest(DEFAULT_DIGEST, layers.slice(1));
-  return { ok: true, loaded: { policy, digest, layers, warnings, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd), cwd: options.cwd } };
+  // Compiled now, not when a command first meets them: every rule of a layer runs as it was checked.
+  if (written.size > 0 || tightening.size > 0) compileEagerly(policy.rules, new Set([...(written.keys() as Iterable<Rule>), ...tightening]));
+  const counted = layers.filter((layer) => !layer.ignored);
+  const digest = counted.length === 1 ? DEFAULT_DIGEST : layeredDigest(DEFAULT_DIGEST, counted.slice(1));
+  return { ok: true, loaded: { policy, digest, layers, warnings, ignored, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd), cwd: options.cwd } };
 }
 
-function untrustedPart(part: LayerFile, own: string, effective: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
-  const { kept, ignored } = stricterOnly(part.data, effective);
-  for (const { path, why } of ignored) {
-    warnings.push(`ignored ${path} in ${part.file}: the repository policy is not trusted and ${why}. If you trust it, run: verdict policy trust ${own}`);
+/** Steps 2 and 3 for one file: the schema, then each rule's and turn rule's own checks (recording where each was written). */
+function checkFile(part: LayerFile, written: Written): Pending[] {
+  const schemaProblems = checkLayer(part.data);
+  if (schemaProblems.length > 0) return schemaProblems.map((problem) => ({ ...problem, file: part.file }));
+  const problems: Pending[] = [];
+  const { rules, turn_rules } = part.data as { rules?: Rule[]; turn_rules?: Policy["turn_rules"] };
+  (rules ?? []).forEach((rule, index) => {
+    written.set(rule, { file: part.file, index });
+    for (const problem of checkRule(rule)) problems.push(ruleProblem(part.file, ["rules", index], rule.id, problem));
+  });
+  (turn_rules ?? []).forEach((rule, index) => {
+    written.set(rule, { file: part.file, index });
+    for (const problem of checkTurnRule(rule)) problems.push(ruleProblem(part.file, ["turn_rules", index], rule.id, problem, "turn rule"));
+  });
+  return problems;
+}
+
+function ruleProblem(file: string, at: (string | number)[], id: string, problem: { segments: (string | number)[]; message: string; found?: string; hint?: string }, kind = "rule"): Pending {
+  const segments = [...at, ...problem.segments];
+  return { file, segments, path: segments.join("."), message: `${kind} ${id}: ${problem.message}`, found: problem.found, hint: problem.hint };
+}
+
+/**
+ * Step 5 on a merged policy: entries a layer added are complete, references across sections hold, and
+ * the examples of the rules in `written` hold when the engine judges them under this policy.
+ */
+function checkMerged(value: Record<string, unknown>, origins: Map<string, Origin> | undefined, written: Written, fallbackFile: string | undefined): Pending[] {
+  const locate = (problem: Omit<Pending, "file"> & { segments: (string | number)[] }) => located(problem, origins, value, written, fallbackFile);
+  const complete = checkComplete(value, DEFAULT_POLICY as unknown as Record<string, unknown>);
+  if (complete.length > 0) return complete.map(locate);
+  const policy = value as Policy;
+  const problems: Pending[] = checkSemantics(policy).map(locate);
+  if (problems.length > 0) return problems;
+  for (const rule of policy.rules) {
+    const where = written.get(rule);
+    if (!where || !rule.examples) continue;
+    for (const problem of proveRuleExamples(rule, policy, compileRule(rule, where.index))) {
+      problems.push({ file: where.file, segments: ["rules", where.index, ...problem.segments], path: ["rules", where.index, ...problem.segments].join("."), message: problem.message });
+    }
   }
-  return kept;
+  return problems;
 }
 
-/** A problem in the effective policy, pointed at the layer file that set the value. */
-function located(problem: Omit<Pending, "file"> & { segments: (string | number)[] }, origins: Map<string, Origin> | undefined): Pending {
+let defaultProven: Pending[] | undefined;
+
+/** The embedded default's rules compiled and proven, as the tests and `policy check` do (never a hook). */
+function defaultProblems(): Pending[] {
+  if (defaultProven) return defaultProven;
+  const written: Written = new Map();
+  const problems = checkFile({ file: DEFAULT_FILE, text: defaultText, data: DEFAULT_POLICY as unknown as Record<string, unknown> }, written);
+  problems.push(...checkSemantics(DEFAULT_POLICY).map((problem) => ({ ...problem, file: DEFAULT_FILE })));
+  for (const rule of DEFAULT_POLICY.rules) {
+    const index = written.get(rule)?.index ?? 0;
+    for (const problem of proveRuleExamples(rule, DEFAULT_POLICY, compileRule(rule, index))) {
+      const segments = ["rules", index, ...problem.segments];
+      problems.push({ file: DEFAULT_FILE, segments, path: segments.join("."), message: problem.message });
+    }
+  }
+  defaultProven = problems;
+  return problems;
+}
+
+/** The one warning for an untrusted layer ignored whole. */
+function brokenUntrusted(file: string, problems: PolicyProblem[]): string {
+  const first = problems[0] ? formatProblem(problems[0]).split("\n")[0] : "";
+  const count = problems.length === 1 ? "a problem" : `${problems.length} problems`;
+  return `the repository policy ${file} is ignored: it has ${count} (${first}). It is not trusted, so it could only have made verdicts stricter, and nothing else changes. To see every problem, run: verdict policy check`;
+}
+
+/** The one warning for the parts of an untrusted layer the trust filter left out. */
+function partlyIgnored(file: string, parts: { path: string; why: string }[]): string {
+  const listed = parts.map(({ path, why }) => `${path} (${why})`).join("; ");
+  return `the repository policy ${file} is not trusted, so only what makes verdicts stricter is used; ignored: ${listed}. If you have read it and trust it, run: verdict policy trust ${file}`;
+}
+
+/** A problem in a merged policy, pointed at the layer file that set the value. */
+function located(
+  problem: Omit<Pending, "file"> & { segments: (string | number)[] },
+  origins: Map<string, Origin> | undefined,
+  value: Record<string, unknown>,
+  written: Written,
+  fallbackFile: string | undefined,
+): Pending {
   const origin = origins && originOf(origins, problem.segments);
-  return { ...problem, file: origin?.file ?? DEFAULT_FILE, segments: origin?.path ?? problem.segments };
+  if (origin) return { ...problem, file: origin.file, segments: origin.path };
+  // Without origins (a hook's load): a rule or turn rule is found by the object itself.
+  const [section, index] = problem.segments;
+  if ((section === "rules" || section === "turn_rules") && typeof index === "number") {
+    const entry = (value[section] as unknown[] | undefined)?.[index];
+    const where = entry && typeof entry === "object" ? written.get(entry) : undefined;
+    if (where) return { ...problem, file: where.file, segments: [section, where.index, ...problem.segments.slice(2)] };
+  }
+  return { ...problem, file: fallbackFile ?? DEFAULT_FILE };
 }
 
 /** Adds line and column, lazily loading the `yaml` package (only on this error path). */
 function withPosition(problem: Pending, texts: Map<string, string>): PolicyProblem {
-  const { segments, atKey, syntax, text: ownText, ...rest } = problem;
-  const text = ownText ?? texts.get(problem.file);
+  const { segments, atKey, ...rest } = problem;
+  if (rest.line !== undefined) return rest;
+  const text = texts.get(problem.file);
   if (text === undefined) return rest;
-  if (syntax) {
-    const error = yamlSyntaxError(text);
-    return error ? { ...rest, message: `not valid YAML: ${error.message}`, line: error.position?.line, column: error.position?.column } : rest;
-  }
   const position = positionOf(text, segments ?? [], atKey);
   return position ? { ...rest, line: position.line, column: position.column } : rest;
 }

@@ -88,7 +88,11 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
   rules: (entry, ids) => {
     if (!isMap(entry)) return "not a rule";
     if (ids.has(entry.id)) return `it would replace the rule ${JSON.stringify(entry.id)} of a trusted layer`;
-    return entry.decision === "deny" ? undefined : "only rules with decision: deny can only make verdicts stricter";
+    if (entry.decision !== "deny" && entry.decision !== "ask") return "an untrusted policy may add only rules with decision: ask or deny";
+    const match = isMap(entry.match) ? entry.match : {};
+    if (match.program === undefined || match.command_exact !== undefined) return "an untrusted policy may add only rules that name a program (match.program, without command_exact)";
+    if (entry.runs !== undefined) return "an untrusted rule may not say what a program runs (runs)";
+    return undefined;
   },
   "examples.commands": () => undefined,
   "examples.turns": () => undefined,
@@ -125,7 +129,8 @@ function setAt(root: Record<string, unknown>, path: string[], value: unknown) {
 
 function walk(node: Record<string, unknown>, at: string[], kept: Record<string, unknown>, effective: Record<string, unknown>, ignored: Ignored[]) {
   for (const [key, value] of Object.entries(node)) {
-    if (key === "extends" && at.length === 0) continue;
+    // extends is followed by the loader; version is always 1 (the schema says so): neither loosens anything.
+    if ((key === "extends" || key === "version") && at.length === 0) continue;
     const path = [...at, key];
     const dotted = path.join(".");
     const addable = ADDABLE[dotted];

@@ -138,12 +138,40 @@ function withoutExecSegments(args: string[]): string[] {
  * order: rules tried before it still answer for what they match.
  */
 export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledRule): CompiledRule | undefined {
+  if (index.tightening > 0) return strictestCommandRule(index, view, exact);
   for (const entry of candidatesFor(index, view.name)) {
     if (exact && entry.index > exact.index) return exact;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view)) return rule;
   }
   return exact;
+}
+
+/**
+ * firstCommandRule when an untrusted layer added rules that may only tighten: such a rule that matches
+ * answers only when its decision is stricter than the answer of the first trusted rule that matches.
+ */
+function strictestCommandRule(index: RuleIndex, view: View, exact?: CompiledRule): CompiledRule | undefined {
+  let tight: CompiledRule | undefined;
+  let found: CompiledRule | undefined = exact;
+  for (const entry of candidatesFor(index, view.name)) {
+    if (exact && entry.index > exact.index) break;
+    const rule = compiledOf(entry);
+    if (!matchesCommand(rule, view)) continue;
+    if (entry.tightening) {
+      if (!tight || decisionRank(rule) > decisionRank(tight)) tight = rule;
+      continue;
+    }
+    found = rule;
+    break;
+  }
+  if (tight && (!found || decisionRank(tight) > decisionRank(found))) return tight;
+  return found;
+}
+
+function decisionRank(rule: CompiledRule): number {
+  const decision = rule.rule.decision;
+  return decision === "deny" || decision === "ask" ? DECISION_RANK[decision] : 0;
 }
 
 /** Whether a command_exact rule's other fields hold for one command; its program may also be named as written, path left out. */
@@ -179,7 +207,7 @@ export function exactRule(index: RuleIndex, line: string, commands: readonly Exe
   return undefined;
 }
 
-function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typeof outputRedirects>[number]): boolean {
+export function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typeof outputRedirects>[number]): boolean {
   if (!matchesRedirect(rule, view, out)) return false;
   if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
   return true;
@@ -198,7 +226,14 @@ export function wrapperCommand(name: string, command: ExecutedCommand): Executed
   return pseudo;
 }
 
-export function answerLine(line: string, context: RuleContext, policy: Pick<Policy, "rules" | "acts" | "judge">): RulesAnswer {
+/**
+ * Sees each view the engine judges, in order: every executed command (those a `runs: rest` rule
+ * found included) and every wrapper it ran through. Proving a rule's examples uses it, so examples
+ * are matched against exactly what the engine matches (examples.ts).
+ */
+export type ViewObserver = (view: View, wrapper: boolean) => void;
+
+export function answerLine(line: string, context: RuleContext, policy: Pick<Policy, "rules" | "acts" | "judge">, observe?: ViewObserver): RulesAnswer {
   const parsed = parseCommandLine(line, { cwd: context.cwd });
   if (!parsed.ok) return { parsed: false, error: parsed.error, executed: [] };
   const commands = parsed.commands;
@@ -232,6 +267,7 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
   for (let i = 0; i < executed.length; i++) {
     const command = executed[i] as ExecutedCommand;
     const { view, untrusted } = viewOf(command, writersOf.get(command) ?? [], base, probe);
+    observe?.(view, false);
     const rule = firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -275,7 +311,9 @@ export function answerLine(line: string, context: RuleContext, policy: Pick<Poli
       const name = wrapperName(label);
       if (!name || wrappersSeen.has(label) || runnerLabels.has(label)) continue;
       wrappersSeen.add(label);
-      const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view, exact);
+      const wrapperView = viewOf(wrapperCommand(name, command), [], base, probe).view;
+      observe?.(wrapperView, true);
+      const wrapper = firstCommandRule(index, wrapperView, exact);
       // A wrapper no rule knows only passes its command on: it is not an unknown command.
       if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
     }

@@ -1,0 +1,116 @@
+/**
+ * What a rule or a turn rule must satisfy beyond the schema before a policy
+ * holding it is used: every pattern compiles (and cannot backtrack
+ * catastrophically), and the rule can match something. Each problem names
+ * where in the rule it is, so the loader can point at the file's line.
+ */
+import type { Rule, TurnRule } from "../../policy/schema.ts";
+import { catastrophicBacktracking } from "./backtracking.ts";
+import { exactLine } from "./compile.ts";
+import { compilePattern } from "./pattern.ts";
+
+export type RuleCheckProblem = { segments: (string | number)[]; message: string; found?: string; hint?: string };
+
+const REGEX_FORM = /^\/(.+)\/(i?)$/s;
+
+/** A rule pattern's problem: it does not compile, or it could backtrack catastrophically. */
+function patternProblem(pattern: string): { message: string; hint?: string } | undefined {
+  const regex = REGEX_FORM.exec(pattern);
+  try {
+    compilePattern(pattern);
+  } catch (error) {
+    return { message: regex ? "not a valid regular expression" : "not a valid pattern", hint: (error as Error).message };
+  }
+  const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
+  return slow ? { message: slow, hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" } : undefined;
+}
+
+function regexProblem(pattern: string): { message: string; hint?: string } | undefined {
+  try {
+    new RegExp(pattern, "i");
+  } catch (error) {
+    return { message: "not a valid regular expression", hint: (error as Error).message };
+  }
+  const slow = catastrophicBacktracking(pattern, true);
+  return slow ? { message: slow, hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" } : undefined;
+}
+
+const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/** Problems with one rule, with segments relative to the rule (["match", "args_any", 0]). */
+export function checkRule(rule: Rule): RuleCheckProblem[] {
+  const problems: RuleCheckProblem[] = [];
+  const m = rule.match;
+  const each = (field: string, patterns: string[], single: boolean) =>
+    patterns.forEach((pattern, at) => {
+      const problem = patternProblem(pattern);
+      if (problem) problems.push({ segments: single ? ["match", field] : ["match", field, at], found: JSON.stringify(pattern), ...problem });
+    });
+  for (const field of ["program", "subcommand"] as const) {
+    const value = m[field];
+    if (field === "subcommand") {
+      list(value).forEach((words, at) => {
+        for (const word of words.trim().split(/\s+/)) {
+          if (word === "...") continue;
+          const problem = patternProblem(word);
+          if (problem) problems.push({ segments: typeof value === "string" ? ["match", field] : ["match", field, at], found: JSON.stringify(word), ...problem });
+        }
+      });
+    } else each(field, list(value), typeof value === "string");
+  }
+  for (const field of ["stdin_any", "args_any", "args_none", "via_any", "stdin_from"] as const) each(field, m[field] ?? [], false);
+  for (const [option, patterns] of Object.entries(m.option_values ?? {})) {
+    patterns.forEach((pattern, at) => {
+      const problem = patternProblem(pattern);
+      if (problem) problems.push({ segments: ["match", "option_values", option, at], found: JSON.stringify(pattern), ...problem });
+    });
+  }
+  (m.env_any ?? []).forEach((entry, at) => {
+    const eq = entry.indexOf("=");
+    for (const part of eq === -1 ? [entry] : [entry.slice(0, eq), entry.slice(eq + 1)]) {
+      const problem = patternProblem(part);
+      if (problem) problems.push({ segments: ["match", "env_any", at], found: JSON.stringify(entry), ...problem });
+    }
+  });
+  if (m.program === undefined && m.redirect === undefined && m.command_exact === undefined) {
+    problems.push({
+      segments: ["match"],
+      message: "the rule can match nothing",
+      hint: "a rule needs match.program (to judge commands), match.redirect (to judge redirections) or match.command_exact (to judge one whole line)",
+    });
+  }
+  if (m.command_exact !== undefined && exactLine(m.command_exact) === "") {
+    problems.push({ segments: ["match", "command_exact"], message: "match.command_exact is blank, so the rule can match nothing (an empty line runs nothing)" });
+  }
+  if (rule.runs === "rest" && m.program === undefined) {
+    problems.push({ segments: ["runs"], message: "runs: rest needs match.program: only a program can run the rest of its words", hint: "add match.program, or remove runs" });
+  }
+  return problems;
+}
+
+/** Problems with one turn rule, with segments relative to the rule. */
+export function checkTurnRule(rule: TurnRule): RuleCheckProblem[] {
+  const problems: RuleCheckProblem[] = [];
+  const fields = [
+    ["final_matches", rule.final_matches],
+    ["final_not_matches", rule.final_not_matches],
+  ] as const;
+  for (const [field, patterns] of fields) {
+    (patterns ?? []).forEach((pattern, at) => {
+      const problem = regexProblem(pattern);
+      if (problem) problems.push({ segments: [field, at], found: JSON.stringify(pattern), ...problem });
+    });
+  }
+  (rule.last_command?.matches ?? []).forEach((pattern, at) => {
+    const problem = regexProblem(pattern);
+    if (problem) problems.push({ segments: ["last_command", "matches", at], found: JSON.stringify(pattern), ...problem });
+  });
+  if (!rule.final_matches && !rule.final_not_matches && !rule.last_command) {
+    problems.push({
+      segments: [],
+      message: "the turn rule has no condition, so it never applies",
+      hint: "add final_matches, final_not_matches or last_command",
+    });
+  }
+  return problems;
+}

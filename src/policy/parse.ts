@@ -38,6 +38,24 @@ export function parseStrict(text: string, file: string): Parsed {
     const where = lineCounter.linePos(offset);
     return { line: where.line, column: where.col };
   };
+  const keyPath = (path: readonly unknown[]): string =>
+    path
+      .filter((node) => isPair(node) && isScalar(node.key))
+      .map((node) => String((node as { key: { value: unknown } }).key.value))
+      .join(".");
+  /** The key path of the key written at `offset` (a duplicate's second occurrence). */
+  const pathOfKeyAt = (offset: number): string => {
+    let found = "";
+    visit(document, {
+      Pair(_, pair, path) {
+        if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
+          found = [keyPath(path), String(pair.key.value)].filter(Boolean).join(".");
+          return visit.BREAK;
+        }
+      },
+    });
+    return found;
+  };
   const problems: PolicyProblem[] = [];
   for (const error of document.errors) {
     const message = error.message.split("\n")[0] ?? error.message;
@@ -45,17 +63,12 @@ export function parseStrict(text: string, file: string): Parsed {
     problems.push({
       file,
       ...at(error.pos[0]),
-      path: "",
-      message: duplicate ? "a key is written twice in one map" : `not valid YAML: ${message}`,
+      path: duplicate ? pathOfKeyAt(error.pos[0]) : "",
+      message: duplicate ? "a key is written twice in one map" : `not valid YAML: ${message.replace(/ at line \d+, column \d+:?$/, "")}`,
       ...(duplicate ? { hint: "keep one of the two: a YAML reader would silently use only the last" } : {}),
     });
   }
   if (problems.length > 0) return { ok: false, problems };
-  const keyPath = (path: readonly unknown[]): string =>
-    path
-      .filter((node) => isPair(node) && isScalar(node.key))
-      .map((node) => String((node as { key: { value: unknown } }).key.value))
-      .join(".");
   visit(document, {
     Pair(_, pair, path) {
       if (isScalar(pair.key) && pair.key.value === "<<" && (pair.key as { source?: string }).source === "<<") {

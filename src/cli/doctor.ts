@@ -139,7 +139,15 @@ async function policyChecks(cwd: string): Promise<{ checks: Check[]; hosts: Host
     return { checks, hosts: DEFAULT_HOSTS };
   }
   const { loaded } = result;
-  checks.push({ ok: true, what: `the policy loads (${loaded.layers.map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
+  checks.push({ ok: true, what: `the policy loads (${loaded.layers.filter((l) => !l.ignored).map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
+  const { formatProblem } = await import("../policy/index.ts");
+  for (const layer of loaded.ignored) {
+    checks.push({
+      ok: false,
+      what: `the untrusted repository policy ${layer.file} is ignored for its problems:\n${layer.problems.map((problem) => formatProblem(problem).replace(/^/gm, "  ")).join("\n")}`,
+      fix: "fix it (verdict policy check), then trust it if you mean it to loosen anything: verdict policy trust",
+    });
+  }
   const { judgeCommand } = await import("../judge/index.ts");
   const started = performance.now();
   try {

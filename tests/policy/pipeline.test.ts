@@ -159,6 +159,8 @@ describe("an untrusted repository policy is checked in full", () => {
     expect(trusted.code).toBe(2);
     expect(trusted.stderr).toContain(`not trusting ${file}`);
     expect(trusted.stderr).toContain(`${file}:4:10: rules.0.act: unknown act "deploy"`);
+    const doctor = run(["doctor"], { env, cwd: repo });
+    expect(doctor.stdout + doctor.stderr).toContain(`${file}:4:10: rules.0.act: unknown act "deploy"`);
     // Nothing was recorded: the layer is still untrusted, so still ignored, and commands still run.
     expect(run(["check", "--rules-only", "--", "ls"], { env, cwd: repo }).code).toBe(0);
   });

@@ -353,7 +353,7 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
     return judgment;
   };
 
-  const byRules = answerTurnByRules({ final: input.final, transcript: input.transcript }, policy);
+  const byRules = answerTurnByRules({ final: input.final, requests: input.requests, transcript: input.transcript }, policy);
   let rulesVerdicted: Verdicted;
   if (byRules.rule) {
     const verdicted = turnEndVerdict(policy, byRules.answers, "rules");

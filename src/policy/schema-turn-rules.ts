@@ -7,19 +7,31 @@
 import { z } from "zod";
 import { Label, Probability } from "./schema-common.ts";
 
-const Patterns = z.array(z.string().min(1));
+/**
+ * A list of patterns; an item may itself be a list (one level), so a rule can
+ * reuse a shared list by YAML alias and add its own: `[*obstacles, 'x']`.
+ */
+const Patterns = z.array(z.union([z.string().min(1), z.array(z.string().min(1))]));
 
 export const TurnRule = z
   .strictObject({
     id: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, { message: "a kebab-case rule id" }),
-    final_matches: Patterns.optional().describe("Regular expressions (case-insensitive); one must match the final message."),
-    final_not_matches: Patterns.optional().describe("Regular expressions (case-insensitive); none may match the final message."),
+    final_matches: Patterns.optional().describe(
+      "Regular expressions (case-insensitive); one must match the final message's own words: fenced code blocks, quoted lines (> ...), inline code and double-quoted text are replaced by placeholders first, so text the message only quotes is no evidence.",
+    ),
+    final_not_matches: Patterns.optional().describe("Regular expressions (case-insensitive); none may match the final message as written (quotes and code included)."),
     final_tail: z
       .number()
       .int()
       .min(1)
       .optional()
       .describe("Characters from the end of the final message the patterns above see; the whole message when absent."),
+    request_matches: Patterns.optional().describe(
+      "Regular expressions (case-insensitive); one must match the developer's latest request. No request known: the rule does not apply.",
+    ),
+    request_not_matches: Patterns.optional().describe(
+      "Regular expressions (case-insensitive); none may match the developer's latest request (holds when no request is known).",
+    ),
     last_command: z
       .strictObject({
         matches: Patterns.min(1).describe("Regular expressions (case-insensitive) naming the commands this is about, e.g. test runners."),

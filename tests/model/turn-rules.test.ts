@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { answerTurnByRules, checkTurnRules } from "../../src/answerers/turn-rules.ts";
+import { answerTurnByRules, checkTurnRules, ownWords } from "../../src/answerers/turn-rules.ts";
 import { judgeTurnEnd } from "../../src/judge/judge.ts";
-import { defaultPolicy } from "./helpers.ts";
+import { defaultPolicy, policyWith } from "./helpers.ts";
 
 const loaded = defaultPolicy();
 const { policy } = loaded;
@@ -85,5 +85,72 @@ describe("turn rules", () => {
     expect(problems).toContain("broken: final_matches");
     expect(problems).toContain("empty: has no condition");
     expect(answerTurnByRules({ final: "((( anything" }, bad).rule).toBeUndefined();
+  });
+
+  test("patterns for a rule see the message's own words: code, quoted lines, inline code and quotes are placeholders", () => {
+    const text = 'Here is the draft:\n\n> Next, I\'ll wire it in.\n\n```ts\n// TODO: later\n```\nSee `next()` and "I\'ll continue".';
+    const own = ownWords(text);
+    expect(own).not.toContain("wire it in");
+    expect(own).not.toContain("TODO");
+    expect(own).not.toContain("next()");
+    expect(own).not.toContain("continue");
+    expect(own).toContain("[quote]");
+    expect(own).toContain("[code]");
+    // An unclosed fence runs to the end of the message.
+    expect(ownWords("Done:\n```\nnext I'll run it")).toBe("Done:\n[code]");
+  });
+
+  test("evidence against a rule counts in quoted text too: a quoted error is still an obstacle", async () => {
+    const final = 'The deploy step says "Error: permission denied". Next I\'ll update the docs.';
+    expect((await judge(final)).verdict).toBe("pass");
+  });
+
+  test("request conditions: request_matches needs a known request; request_not_matches holds without one", () => {
+    const base = { ending: "stopped-early", confidence: 0.99, reason: "r", final_matches: ["later"] };
+    const custom = {
+      ...policy,
+      turn_rules: [
+        { ...base, id: "needs-all", request_matches: ["\\ball\\b"] },
+        { ...base, id: "not-a-plan", request_not_matches: ["\\bplan\\b"] },
+      ],
+    };
+    expect(answerTurnByRules({ final: "later", requests: ["Do all of it."] }, custom).rule?.id).toBe("needs-all");
+    expect(answerTurnByRules({ final: "later", requests: ["Write a plan."] }, custom).rule).toBeUndefined();
+    expect(answerTurnByRules({ final: "later", requests: ["Fix it."] }, custom).rule?.id).toBe("not-a-plan");
+    expect(answerTurnByRules({ final: "later" }, custom).rule?.id).toBe("not-a-plan");
+    // Only the latest request counts.
+    expect(answerTurnByRules({ final: "later", requests: ["Do all of it.", "Write a plan."] }, custom).rule).toBeUndefined();
+  });
+
+  test("a pattern list may hold shared lists (YAML aliases), and a bad pattern in one is reported with its place", () => {
+    const { loaded } = policyWith(
+      [
+        "turn_rules:",
+        "  - id: shared-lists",
+        "    final_matches: ['\\bsoon\\b']",
+        "    final_not_matches:",
+        "      - &mine ['\\bnever\\b', '\\bno\\b']",
+        "      - 'nope'",
+        "    ending: stopped-early",
+        "    confidence: 0.95",
+        "    reason: says soon",
+        "  - id: reuses",
+        "    final_matches: ['\\blater\\b']",
+        "    final_not_matches: [*mine]",
+        "    ending: stopped-early",
+        "    confidence: 0.95",
+        "    reason: says later",
+        "",
+      ].join("\n"),
+    );
+    const p = loaded.policy;
+    expect(answerTurnByRules({ final: "I'll do it soon." }, p).rule?.id).toBe("shared-lists");
+    expect(answerTurnByRules({ final: "Never soon, no." }, p).rule).toBeUndefined();
+    expect(answerTurnByRules({ final: "Later, no." }, p).rule).toBeUndefined();
+    expect(answerTurnByRules({ final: "I'll do it later." }, p).rule?.id).toBe("reuses");
+
+    expect(() => policyWith("turn_rules:\n  - id: bad\n    final_matches: [['ok', '(']]\n    ending: stopped-early\n    confidence: 0.9\n    reason: r\n")).toThrow(
+      /turn_rules\.0\.final_matches\.0\.1: not a valid regular expression/,
+    );
   });
 });

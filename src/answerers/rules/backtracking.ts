@@ -17,6 +17,8 @@ type Group = {
   repeated: string[];
   /** The first characters each alternative can begin with ("*" for any). */
   firsts: string[];
+  /** Each alternative's literal beginning (the characters it must start with), and whether it is still growing. */
+  prefixes: { text: string; open: boolean }[];
   /** Whether the current alternative has its first atom yet. */
   started: boolean;
   start: number;
@@ -26,13 +28,18 @@ const WIDE = "*";
 
 /** Why `source` could backtrack catastrophically, or undefined when it has neither shape. */
 export function catastrophicBacktracking(source: string, ignoreCase = false): string | undefined {
-  const stack: Group[] = [{ repeated: [], firsts: [], started: false, start: 0 }];
+  const stack: Group[] = [{ repeated: [], firsts: [], prefixes: [{ text: "", open: true }], started: false, start: 0 }];
   const top = () => stack[stack.length - 1] as Group;
   /** Records the first atom of the current alternative. */
   let lastAtom: string | undefined;
   const atom = (first: string) => {
     lastAtom = first;
     const group = top();
+    const prefix = group.prefixes[group.prefixes.length - 1];
+    if (prefix?.open) {
+      if (first.length === 1 && first !== WIDE) prefix.text += first;
+      else prefix.open = false;
+    }
     if (!group.started) {
       group.firsts.push(first);
       group.started = true;
@@ -76,7 +83,7 @@ export function catastrophicBacktracking(source: string, ignoreCase = false): st
         else if (source[j] === "<") j++;
         i = j;
       }
-      stack.push({ repeated: [], firsts: [], started: false, start: i });
+      stack.push({ repeated: [], firsts: [], prefixes: [{ text: "", open: true }], started: false, start: i });
       continue;
     }
     if (ch === ")") {
@@ -88,10 +95,17 @@ export function catastrophicBacktracking(source: string, ignoreCase = false): st
     }
     if (ch === "|") {
       top().started = false;
+      top().prefixes.push({ text: "", open: true });
       continue;
     }
     const quantifier = unboundedQuantifier(source, i);
     if (quantifier !== undefined) {
+      // A quantified character is not a certain part of its alternative's beginning.
+      const prefix = top().prefixes[top().prefixes.length - 1];
+      if (prefix?.open && previousAtom !== undefined) {
+        if (previousAtom.length === 1 && previousAtom !== WIDE) prefix.text = prefix.text.slice(0, -1);
+        prefix.open = false;
+      }
       if (quantifier.unbounded) {
         if (previousAtom !== undefined) top().repeated.push(previousAtom);
         if (lastClosed) {
@@ -100,7 +114,7 @@ export function catastrophicBacktracking(source: string, ignoreCase = false): st
           // that can match one of them makes the split between repetitions ambiguous.
           const nested = lastClosed.repeated.some((inner) => lastClosed.firsts.some((first) => overlaps(inner, first)));
           if (nested) return `a repeated group holds a repetition of its own (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time on a long input`;
-          const overlap = overlapping(lastClosed.firsts);
+          const overlap = overlapping(lastClosed.firsts, lastClosed.prefixes);
           if (overlap) return `a repeated group's alternatives can begin with the same character (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time on a long input`;
         }
       }
@@ -131,8 +145,23 @@ function unboundedQuantifier(source: string, i: number): { unbounded: boolean; e
   return { unbounded, end };
 }
 
-function overlapping(firsts: string[]): boolean {
-  for (let a = 0; a < firsts.length; a++) for (let b = a + 1; b < firsts.length; b++) if (overlaps(firsts[a] as string, firsts[b] as string)) return true;
+/**
+ * Whether two alternatives can begin the same way: when both begin with literal text and the two texts
+ * differ somewhere, no string starts both, so each repetition has one way to go; otherwise their first
+ * characters are compared.
+ */
+function overlapping(firsts: string[], prefixes: { text: string }[]): boolean {
+  for (let a = 0; a < firsts.length; a++) {
+    for (let b = a + 1; b < firsts.length; b++) {
+      const pa = prefixes[a]?.text ?? "";
+      const pb = prefixes[b]?.text ?? "";
+      if (pa !== "" && pb !== "") {
+        if (pa.startsWith(pb) || pb.startsWith(pa)) return true;
+        continue;
+      }
+      if (overlaps(firsts[a] as string, firsts[b] as string)) return true;
+    }
+  }
   return false;
 }
 

@@ -92,24 +92,27 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
 export function checkTurnRule(rule: TurnRule): RuleCheckProblem[] {
   const problems: RuleCheckProblem[] = [];
   const fields = [
-    ["final_matches", rule.final_matches],
-    ["final_not_matches", rule.final_not_matches],
+    [["final_matches"], rule.final_matches],
+    [["final_not_matches"], rule.final_not_matches],
+    [["request_matches"], rule.request_matches],
+    [["request_not_matches"], rule.request_not_matches],
+    [["last_command", "matches"], rule.last_command?.matches],
   ] as const;
-  for (const [field, patterns] of fields) {
-    (patterns ?? []).forEach((pattern, at) => {
-      const problem = regexProblem(pattern);
-      if (problem) problems.push({ segments: [field, at], found: JSON.stringify(pattern), ...problem });
+  for (const [field, items] of fields) {
+    (items ?? []).forEach((item, at) => {
+      // An item may be a shared list (a YAML alias): each of its patterns is checked.
+      const patterns: [string, (string | number)[]][] = typeof item === "string" ? [[item, [at]]] : item.map((one, inner) => [one, [at, inner]]);
+      for (const [pattern, path] of patterns) {
+        const problem = regexProblem(pattern);
+        if (problem) problems.push({ segments: [...field, ...path], found: JSON.stringify(pattern), ...problem });
+      }
     });
   }
-  (rule.last_command?.matches ?? []).forEach((pattern, at) => {
-    const problem = regexProblem(pattern);
-    if (problem) problems.push({ segments: ["last_command", "matches", at], found: JSON.stringify(pattern), ...problem });
-  });
-  if (!rule.final_matches && !rule.final_not_matches && !rule.last_command) {
+  if (!rule.final_matches && !rule.final_not_matches && !rule.request_matches && !rule.request_not_matches && !rule.last_command) {
     problems.push({
       segments: [],
       message: "the turn rule has no condition, so it never applies",
-      hint: "add final_matches, final_not_matches or last_command",
+      hint: "add final_matches, final_not_matches, request_matches, request_not_matches or last_command",
     });
   }
   return problems;

@@ -13,7 +13,7 @@
 import { join, resolve } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
 import { answerCommandByRules } from "../../src/answerers/rules.ts";
-import { commandVerdict } from "../../src/judge/verdict.ts";
+import { commandVerdict } from "../../src/core/verdict.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 

@@ -10,9 +10,9 @@
  */
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
-import { VERDICTS, type Verdict } from "../judge/answers.ts";
+import { VERDICTS, type Verdict } from "../core/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
-import { unseenWarnings } from "../policy/warnings.ts";
+import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 

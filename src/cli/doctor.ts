@@ -13,7 +13,7 @@ import { EFFECT_WORDS, roundTrip } from "../hosts/roundtrip.ts";
 import { commandBinary, ownEvents, parseSettings, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict doctor [--json]

@@ -12,7 +12,7 @@ import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
@@ -55,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     // What an untrusted repository policy lost, once per its content (not at every command).
     if (used?.warnings.length) {
       try {
-        const { unseenWarnings } = require("../policy/warnings.ts") as typeof import("../policy/warnings.ts");
+        const { unseenWarnings } = require("./warnings.ts") as typeof import("./warnings.ts");
         for (const warning of unseenWarnings(used)) writeSync(2, `verdict: warning: ${warning}\n`);
       } catch {}
     }
@@ -128,7 +128,7 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
   try {
     const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
     const { logDecision } = require("../log/decisions.ts") as typeof import("../log/decisions.ts");
-    const { redact } = require("../judge/redact.ts") as typeof import("../judge/redact.ts");
+    const { redact } = require("../core/redact.ts") as typeof import("../core/redact.ts");
     const loaded = loadPolicy({ cwd: process.cwd(), env: {}, only: ["default"] });
     if (!loaded.ok) return;
     const text = redact(outcome.command ?? "");

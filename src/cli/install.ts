@@ -10,7 +10,7 @@ import { EFFECT_WORDS, roundTrip } from "../hosts/roundtrip.ts";
 import { hookCommand, planInstall, selfCommand, settingsPath, SettingsError, type Plan, type Scope } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict install <${HOST_NAMES.join("|")}> [--project] [--dry-run] [--bin PATH]

@@ -15,7 +15,7 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import type { ModelAnswer, Usage } from "./questions.ts";
+import type { ModelAnswer, Usage } from "../core/questions.ts";
 
 /** node:os, loaded only when HOME or TMPDIR is unset: it costs about 0.4 M instructions at every start. */
 const os = () => require("node:os") as typeof import("node:os");

@@ -16,15 +16,15 @@ import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } f
 import type { LoadedPolicy } from "../policy/load.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { Policy } from "../policy/schema.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
-import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "./answers.ts";
+import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "../core/answers.ts";
 import { cacheDir, cacheKey, cwdKind, readCached, writeCached, type CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
-import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
-import { redact } from "./redact.ts";
-import { commandVerdict, neededMb, turnEndVerdict } from "./verdict.ts";
+import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "../core/questions.ts";
+import { redact } from "../core/redact.ts";
+import { commandVerdict, neededMb, turnEndVerdict } from "../core/verdict.ts";
 
 export type AnswererName = "rules" | "jev" | "openai";
 export type Env = Record<string, string | undefined>;

@@ -6,7 +6,7 @@
 import type { PolicyProblem } from "./errors.ts";
 import type { Policy } from "./schema.ts";
 import { nearest } from "./suggest.ts";
-import { megabytes } from "./units.ts";
+import { megabytes } from "../core/units.ts";
 
 export type SemanticProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[] };
 

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMap } from "./merge.ts";
-import { durationMs } from "./units.ts";
+import { durationMs } from "../core/units.ts";
 
 export function configDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || env.USERPROFILE || ".", ".config");

@@ -4,7 +4,7 @@
  * first redirect rule), combined into one answer for the line: the hardest
  * to undo among them.
  */
-import { leaning, type CommandAnswers } from "../../judge/answers.ts";
+import { leaning, type CommandAnswers } from "../../core/answers.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, compiledOf, exactLine, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";

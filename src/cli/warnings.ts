@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../log/paths.ts";
-import type { LoadedPolicy } from "./load.ts";
+import type { LoadedPolicy } from "../policy/load.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -82,13 +82,17 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function load(file: string | undefined, cwd: string, alone = false, proveDefault = false): LoadedPolicy | undefined {
+/** `proving`: also prove the default, and list ignored layers' problems (reportIgnored) instead of their one-line warnings. */
+function load(file: string | undefined, cwd: string, alone = false, proving = false): LoadedPolicy | undefined {
+  const proveDefault = proving;
   const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined, origins: true, proveDefault });
   if (!result.ok) {
     console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
     return undefined;
   }
-  for (const warning of result.loaded.warnings) console.error(`verdict: warning: ${warning}`);
+  // An ignored layer's problems are listed whole by reportIgnored: its one-line warning would repeat them.
+  const ignored = proving ? result.loaded.ignored.map((layer) => `the repository policy ${layer.file} is ignored`) : [];
+  for (const warning of result.loaded.warnings) if (!ignored.some((start) => warning.startsWith(start))) console.error(`verdict: warning: ${warning}`);
   return result.loaded;
 }
 

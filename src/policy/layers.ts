@@ -54,7 +54,7 @@ export function repoPolicyPath(cwd: string): string | undefined {
  * Reads `file` and, first, every file it extends. Problems are returned
  * without positions; the loader adds them.
  */
-export function readLayerChain(file: string, seen: string[] = []): { files: LayerFile[]; problems: (PolicyProblem & { syntax?: boolean; text?: string })[] } {
+export function readLayerChain(file: string, seen: string[] = []): { files: LayerFile[]; problems: PolicyProblem[] } {
   const path = resolve(file);
   if (seen.includes(path)) {
     return { files: [], problems: [{ file: path, path: "extends", message: `extends forms a loop: ${[...seen, path].join(" -> ")}`, hint: "remove one of the extends" }] };
@@ -78,7 +78,7 @@ export function readLayerChain(file: string, seen: string[] = []): { files: Laye
     return { files: [], problems: [{ file: path, path: "", message: "a policy file must be a map of keys (judge:, acts:, rules:, ...)", found: Array.isArray(data) ? "a list" : JSON.stringify(data) }] };
   }
   const files: LayerFile[] = [];
-  const problems: (PolicyProblem & { syntax?: boolean; text?: string })[] = [];
+  const problems: PolicyProblem[] = [];
   if (data.extends !== undefined) {
     if (typeof data.extends !== "string" || data.extends === "") {
       problems.push({ file: path, path: "extends", message: "extends names one policy file", found: JSON.stringify(data.extends) });

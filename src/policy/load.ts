@@ -32,7 +32,7 @@ import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
 import { checkComplete, checkLayer } from "./validate.ts";
 
 export const DEFAULT_POLICY_TEXT: string = defaultText;
-export const DEFAULT_FILE = "(embedded default)";
+const DEFAULT_FILE = "(embedded default)";
 
 export type LoadOptions = {
   cwd: string;

@@ -18,7 +18,7 @@ import { examplesProbe } from "./probe.ts";
 export type ExampleProblem = { segments: (string | number)[]; example: string; message: string };
 
 /** Where examples run: a project under a home directory, where a name with a dot (notes.txt, .) exists and git tracks nothing. */
-export const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
+const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
 
 const ENGINE_CONTEXT: RuleContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp", probe: examplesProbe };
 
@@ -26,7 +26,7 @@ const ENGINE_CONTEXT: RuleContext = { cwd: "/home/user/project", projectRoot: "/
  * Whether `compiled` matches some command of `line` as the engine judges it under `policy`; an
  * error text when the line does not parse.
  */
-export function ruleMatchesLine(compiled: CompiledRule, line: string, policy: Pick<Policy, "rules" | "acts" | "judge">): boolean | string {
+function ruleMatchesLine(compiled: CompiledRule, line: string, policy: Pick<Policy, "rules" | "acts" | "judge">): boolean | string {
   if (compiled.commandExact !== undefined) {
     const parsed = parseCommandLine(line, { cwd: EXAMPLE_CONTEXT.cwd });
     if (!parsed.ok) return parsed.error;

@@ -47,7 +47,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`verdict: unknown command ${JSON.stringify(name)}. Run verdict --help for the list.`);
+    const { nearest } = await import("../policy/suggest.ts");
+    const suggestion = nearest(name, Object.keys(COMMANDS));
+    console.error(`verdict: unknown command ${JSON.stringify(name)}.${suggestion ? ` Did you mean verdict ${suggestion}?` : ""} Run verdict --help for the list.`);
     return USAGE_EXIT;
   }
   const module = await command.load();

@@ -12,12 +12,13 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import schemaText from "../../policy/schema.json" with { type: "text" };
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { formatProblem, loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { readLayerChain, repoPolicyPath } from "../policy/layers.ts";
 import { chainDigest, trust, readTrustStore } from "../policy/trust.ts";
+import { nearest } from "../policy/suggest.ts";
+import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 const HELP = `Usage:
@@ -40,24 +41,16 @@ Exit status: 0 fine, 1 a policy example does not hold (test), 2 a usage or polic
 type Flags = { json?: boolean; effective?: boolean; model?: boolean; revoke?: boolean; policy?: string; cwd?: string; help?: boolean };
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        effective: { type: "boolean" },
-        model: { type: "boolean" },
-        revoke: { type: "boolean" },
-        policy: { type: "string" },
-        cwd: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return usageError((error as Error).message, HELP);
-  }
+  const parsed = parseOptions(argv, {
+    json: { type: "boolean" },
+    effective: { type: "boolean" },
+    model: { type: "boolean" },
+    revoke: { type: "boolean" },
+    policy: { type: "string" },
+    cwd: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
   const flags = parsed.values as Flags;
   const [sub, ...rest] = parsed.positionals;
   if (flags.help || sub === undefined) {
@@ -78,11 +71,16 @@ export async function main(argv: string[]): Promise<number> {
     case "trust":
       return trustCommand(rest[0], cwd, flags.revoke === true);
     default:
-      return usageError(`unknown policy command ${JSON.stringify(sub)}`, HELP);
+      return usageError(`unknown policy command ${JSON.stringify(sub)}${suggestSub(sub)}`, HELP);
   }
 }
 
 /** `proving`: also prove the default, and list ignored layers' problems (reportIgnored) instead of their one-line warnings. */
+function suggestSub(sub: string): string {
+  const suggestion = nearest(sub, ["check", "show", "schema", "test", "trust"]);
+  return suggestion ? `; did you mean verdict policy ${suggestion}?` : "";
+}
+
 function load(file: string | undefined, cwd: string, alone = false, proving = false): LoadedPolicy | undefined {
   const proveDefault = proving;
   const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined, origins: true, proveDefault });

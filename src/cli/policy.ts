@@ -122,7 +122,7 @@ function show(flags: Flags, cwd: string): number {
     return 0;
   }
   console.log(`effective policy ${loaded.digest}`);
-  for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
+  for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.ignored ? "ignored  " : layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
   if (!flags.effective) return 0;
   console.log("");
   const width = Math.min(60, Math.max(...[...(loaded.origins ?? new Map()).keys()].map((key) => key.length)));

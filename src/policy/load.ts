@@ -148,6 +148,24 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
       for (const part of chain.files) mergeLayer(trial, part.data, name, part.file);
       layerProblems.push(...checkMerged(trial.value, trial.origins, layerWritten, ownFile));
     }
+    // 4. What the trust filter keeps must stand on its own too (a kept rule naming an act the file
+    // defines, which is not kept, would break the policy): checked as merged, before it is used.
+    const ignoredParts: { path: string; why: string }[] = [];
+    const filtered = { value: merged.value, origins: merged.origins && new Map(merged.origins) };
+    const added: Rule[] = [];
+    if (layerProblems.length === 0) {
+      for (const part of chain.files) {
+        const { kept, ignored: dropped } = stricterOnly(part.data, filtered.value);
+        ignoredParts.push(...dropped);
+        added.push(...((kept.rules ?? []) as Rule[]));
+        mergeLayer(filtered, kept, name, part.file);
+      }
+      const keptWritten: Written = new Map([...layerWritten].filter(([entry]) => added.includes(entry as Rule)));
+      const remaining = checkMerged(filtered.value, filtered.origins, keptWritten, ownFile);
+      const left = ignoredParts.map(({ path }) => path).join(", ");
+      const why = `what is left once the parts an untrusted policy may not set are ignored (${left}) does not hold on its own; trusting the file (verdict policy trust) would keep them`;
+      layerProblems.push(...remaining.map((problem) => ({ ...problem, hint: problem.hint ? `${problem.hint}; ${why}` : why })));
+    }
     layers.push({ ...source, ignored: layerProblems.length > 0 ? true : undefined });
     if (layerProblems.length > 0) {
       const positioned = layerProblems.map((problem) => withPosition(problem, texts));
@@ -155,15 +173,11 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
       warnings.push(brokenUntrusted(ownFile, positioned));
       continue;
     }
-    const ignoredParts: { path: string; why: string }[] = [];
-    for (const part of chain.files) {
-      const { kept, ignored: dropped } = stricterOnly(part.data, merged.value);
-      ignoredParts.push(...dropped);
-      for (const rule of (kept.rules ?? []) as Rule[]) {
-        markTightening(rule);
-        tightening.add(rule);
-      }
-      mergeLayer(merged, kept, name, part.file);
+    merged.value = filtered.value;
+    merged.origins = filtered.origins;
+    for (const rule of added) {
+      markTightening(rule);
+      tightening.add(rule);
     }
     if (ignoredParts.length > 0) warnings.push(partlyIgnored(ownFile, ignoredParts));
   }

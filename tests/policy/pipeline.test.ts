@@ -165,6 +165,32 @@ describe("an untrusted repository policy is checked in full", () => {
     expect(run(["check", "--rules-only", "--", "ls"], { env, cwd: repo }).code).toBe(0);
   });
 
+  test("a rule naming an act the untrusted file defines (which it may not) leaves the policy whole", () => {
+    const text = [
+      "acts:",
+      "  deploy: { phrase: deploys, definition: sends the project to a server, consequential: true }",
+      "rules:",
+      "  - id: deploy",
+      "    match: { program: ./deploy.sh }",
+      "    act: deploy",
+      "    undo: 2",
+      "    decision: ask",
+      "    reason: Deploys.",
+      "",
+    ].join("\n");
+    const { env, repo, file } = withRepoPolicy(text);
+    const ls = run(["check", "--rules-only", "--", "ls"], { env, cwd: repo });
+    expect(ls.code).toBe(0);
+    expect(ls.stderr).toContain(`the repository policy ${file} is ignored`);
+    expect(ls.stderr).toContain('unknown act "deploy"');
+    const checked = run(["policy", "check"], { env, cwd: repo });
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain("trusting the file (verdict policy trust) would keep them");
+    // Trusted, the file holds: the act is its own.
+    expect(run(["policy", "trust"], { env, cwd: repo }).code).toBe(0);
+    expect(run(["check", "--rules-only", "--", "./deploy.sh"], { env, cwd: repo }).stdout.startsWith("ask")).toBe(true);
+  });
+
   test("a typo leaves ls allowed, with one warning the first time only", () => {
     const { env, repo, file } = withRepoPolicy("version: 1\nrules:\n  - id: ask-curl\n    match: { program: curl }\n    act: remote\n    undo: 1\n    decision: ask\n    reason: Asks.\n    exmaples: {}\n");
     const first = run(["hook", "claude"], { env, cwd: repo, stdin: prePayload("claude", "ls", repo) });

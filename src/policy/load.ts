@@ -19,7 +19,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
-import { checkRule, checkTurnRule, compileEagerly, compileRule, markTightening, proveRuleExamples } from "../answerers/rules.ts";
+import { checkRule, checkTurnRule, compiledOf, compileEagerly, compileRule, markTightening, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
@@ -157,7 +157,11 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
       for (const part of chain.files) {
         const { kept, ignored: dropped } = stricterOnly(part.data, filtered.value);
         ignoredParts.push(...dropped);
-        added.push(...((kept.rules ?? []) as Rule[]));
+        // Marked before the filtered policy's index is built (checkMerged builds it, and keeps it).
+        for (const rule of (kept.rules ?? []) as Rule[]) {
+          markTightening(rule);
+          added.push(rule);
+        }
         mergeLayer(filtered, kept, name, part.file);
       }
       const keptWritten: Written = new Map([...layerWritten].filter(([entry]) => added.includes(entry as Rule)));
@@ -175,10 +179,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     }
     merged.value = filtered.value;
     merged.origins = filtered.origins;
-    for (const rule of added) {
-      markTightening(rule);
-      tightening.add(rule);
-    }
+    for (const rule of added) tightening.add(rule);
     if (ignoredParts.length > 0) warnings.push(partlyIgnored(ownFile, ignoredParts));
   }
 
@@ -227,10 +228,13 @@ function checkMerged(value: Record<string, unknown>, origins: Map<string, Origin
   const policy = value as Policy;
   const problems: Pending[] = checkSemantics(policy).map(locate);
   if (problems.length > 0) return problems;
-  for (const rule of policy.rules) {
+  // Compiled through the policy's own index: the engine later finds these rules compiled already.
+  const { entries } = ruleIndex(policy.rules);
+  for (const entry of entries) {
+    const { rule } = entry;
     const where = written.get(rule);
     if (!where || !rule.examples) continue;
-    for (const problem of proveRuleExamples(rule, policy, compileRule(rule, where.index))) {
+    for (const problem of proveRuleExamples(rule, policy, compiledOf(entry))) {
       problems.push({ file: where.file, segments: ["rules", where.index, ...problem.segments], path: ["rules", where.index, ...problem.segments].join("."), message: problem.message });
     }
   }

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { listCodexHooks } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
 import { EFFECT_WORDS, roundTrip } from "../hosts/roundtrip.ts";
-import { commandBinary, ownEvents, parseSettings, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
+import { commandBinary, ownEvents, parseSettings, staleMatchers, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
@@ -68,6 +68,8 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
       continue;
     }
     for (const entry of registeredCommands(settings)) registered.push({ scope, file, event: entry.event, command: entry.command });
+    const stale = staleMatchers(host, settings);
+    if (stale.length > 0) checks.push({ ok: false, what: `${file} registers verdict for too few tools: ${stale.join("; ")}`, fix: `verdict install ${host}${scope === "project" ? " --project" : ""}` });
   }
   if (found.length === 0 && registered.length === 0) return undefined;
   if (registered.length === 0) {

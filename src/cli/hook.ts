@@ -102,6 +102,7 @@ export async function main(argv: string[]): Promise<number> {
       loadDefaultPolicy: () => loadPolicy({ cwd: here, env: {}, only: ["default"] }),
       judgeCommand: (input, loaded) => judgeCommand(input, loaded),
       judgeTurnEnd: (input, loaded) => judgeTurnEnd(input, loaded),
+      judgeTool: async (input, loaded) => (await import("../judge/tool.ts")).judgeTool(input, loaded),
       // Loaded only for an ask on a host that cannot ask: initialising the approvals modules (and the
       // yaml package they use) costs several milliseconds that an ordinary judgment does not need.
       hostAsk: (call, judgment, loaded) => {

@@ -95,7 +95,7 @@ function percent(part: number, whole: number): string {
 function renderStats(stats: Stats): string {
   if (stats.decisions === 0) return `no decisions yet in ${decisionLogPath()}`;
   const out: string[] = [];
-  out.push(`${stats.decisions} decisions (${stats.commands} commands, ${stats.turns} turn ends), ${stats.first} to ${stats.last}`);
+  out.push(`${stats.decisions} decisions (${stats.commands} commands${stats.tools > 0 ? `, ${stats.tools} of them tool calls` : ""}, ${stats.turns} turn ends), ${stats.first} to ${stats.last}`);
   out.push("");
   out.push("Command verdicts by act:");
   const verdicts = ["allow", "pass", "ask", "deny"];

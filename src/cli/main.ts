@@ -8,6 +8,7 @@ type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) =
 
 const COMMANDS: Record<string, Command> = {
   check: { summary: "judge one command line (or many with --stdin)", load: () => import("./check.ts") },
+  explain: { summary: "show how a command's or a tool call's verdict is reached", load: () => import("./explain.ts") },
   "check-stop": { summary: "judge a turn's end from the requests and the final message", load: () => import("./check-stop.ts") },
   hook: { summary: "run as a hook of claude, codex, gemini or cursor", load: () => import("./hook.ts") },
   install: { summary: "add verdict's hooks to a host's settings", load: () => import("./install.ts") },

@@ -13,6 +13,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import schemaText from "../../policy/schema.json" with { type: "text" };
+import { toolCall } from "../tools/payload.ts";
+import { judgeTool } from "../judge/tool.ts";
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { formatProblem, loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { readLayerChain, repoPolicyPath } from "../policy/layers.ts";
@@ -162,7 +164,21 @@ async function test(flags: Flags, cwd: string): Promise<number> {
       return 1;
     }
   }
-  console.log(`${checked} examples hold (${commands.length} commands, ${turns.length} turns; ${rulesOnly ? "rule engine" : "configured answerer"})`);
+  const tools = loaded.policy.examples.tools ?? [];
+  for (const example of tools) {
+    checked++;
+    const call = toolCall(example.tool, example.input);
+    if (!call) {
+      console.error(`verdict: tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`);
+      return USAGE_EXIT;
+    }
+    const judged = await judgeTool({ call, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
+    if (judged.verdict !== example.verdict) {
+      console.error(`verdict: tool example ${checked - commands.length - turns.length} does not hold: ${example.tool} ${JSON.stringify(example.input).slice(0, 120)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`);
+      return 1;
+    }
+  }
+  console.log(`${checked} examples hold (${commands.length} commands, ${turns.length} turns, ${tools.length} tool calls; ${rulesOnly ? "rule engine" : "configured answerer"})`);
   return 0;
 }
 

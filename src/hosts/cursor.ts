@@ -3,8 +3,16 @@
  * installable headless here, so this follows the documented contract (docs/hosts.md): `permission`
  * allow|deny|ask with user_message and agent_message; stop cannot block, it can only send a
  * `followup_message`, bounded by the hook's loop_limit; there is no stop_hook_active, only loop_count.
+ * beforeReadFile (file_path), beforeMCPExecution (tool_name, tool_input, url or command) and preToolUse
+ * for the file tools are judged as tool calls, answered with the same `permission` reply.
  */
-import { obj, requireStr, str, type Adapter, type HookEvent, type Payload } from "./types.ts";
+import { toolCall } from "../tools/payload.ts";
+import { obj, PayloadError, requireStr, str, type Adapter, type HookEvent, type Payload } from "./types.ts";
+
+/** beforeMCPExecution: the server is named by its url or its command; tool_input is a JSON text or an object. */
+function mcpServer(payload: Payload): string {
+  return str(payload, "server_name") ?? str(payload, "url") ?? str(payload, "command") ?? "(unknown server)";
+}
 
 function cwdOf(payload: Payload): string {
   const roots = payload.workspace_roots;
@@ -23,9 +31,31 @@ export const cursor: Adapter = {
     }
     if (event === "preToolUse") {
       const tool = str(payload, "tool_name") ?? "";
-      if (tool !== "Shell") return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+      if (tool !== "Shell") {
+        const call = tool ? toolCall(tool, obj(payload, "tool_input") ?? {}) : undefined;
+        if (call) return { kind: "tool", event, call, cwd: cwdOf(payload), sessionId };
+        return { kind: "other", event, what: `tool ${tool || "(none)"}` };
+      }
       const command = requireStr(obj(payload, "tool_input") ?? {}, "command", "preToolUse Shell tool_input");
       return { kind: "command", event, command, cwd: cwdOf(payload), sessionId };
+    }
+    if (event === "beforeReadFile") {
+      const path = requireStr(payload, "file_path", "beforeReadFile");
+      return { kind: "tool", event, call: { tool: "beforeReadFile", parts: [{ kind: "read", path }] }, cwd: cwdOf(payload), sessionId, cannotAsk: true };
+    }
+    if (event === "beforeMCPExecution") {
+      const name = requireStr(payload, "tool_name", "beforeMCPExecution");
+      const input = payload.tool_input;
+      let args: unknown = input;
+      if (typeof input === "string") {
+        try {
+          args = JSON.parse(input);
+        } catch {
+          throw new PayloadError(`beforeMCPExecution: tool_input is not JSON (${input.slice(0, 60)})`);
+        }
+      }
+      const map = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Payload) : { value: args };
+      return { kind: "tool", event, call: { tool: name, parts: [{ kind: "mcp", server: mcpServer(payload), tool: name, args: map }] }, cwd: cwdOf(payload), sessionId };
     }
     if (event === "stop") {
       const loopCount = typeof payload.loop_count === "number" ? payload.loop_count : 0;

@@ -5,6 +5,8 @@
  */
 import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
+import type { ToolInput, ToolJudgment } from "../judge/tool.ts";
+import { callText, type ToolCall } from "../tools/types.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { readContinueState, writeContinues } from "./continues.ts";
@@ -26,6 +28,8 @@ export interface HookDeps {
   /** the embedded default policy alone, for a broken user policy's on_error */
   loadDefaultPolicy(): LoadResult;
   judgeCommand(input: { command: string; cwd: string; host: string; event: string; startedAt: number }, loaded: LoadedPolicy): Promise<CommandJudgment>;
+  /** A file, fetch or MCP tool call; absent: no opinion on tool calls. */
+  judgeTool?(input: ToolInput, loaded: LoadedPolicy): Promise<ToolJudgment>;
   judgeTurnEnd(
     input: { requests: string[]; final: string; host: string; event: string; cwd: string; startedAt: number; transcript?: { commands: RanCommand[] } },
     loaded: LoadedPolicy,
@@ -35,8 +39,8 @@ export interface HookDeps {
    * the call and say what to do, or allow it if a person already approved it. Absent: a plain denial.
    */
   hostAsk?(
-    call: { command: string; cwd: string; host: string; session?: string },
-    judgment: CommandJudgment,
+    call: { command: string; cwd: string; host: string; session?: string; tool?: string; program?: string },
+    judgment: CommandJudgment | ToolJudgment,
     loaded: LoadedPolicy,
   ): { decision: "allow" | "deny"; reason: string };
   startedAt: number;
@@ -58,10 +62,11 @@ export type HookOutcome = {
   line: string;
   error?: string;
   command?: string;
-  judgment?: CommandJudgment | TurnJudgment;
+  judgment?: CommandJudgment | TurnJudgment | ToolJudgment;
 };
 
-const COMMAND_EVENTS = new Set(["PreToolUse", "BeforeTool", "beforeShellExecution", "preToolUse"]);
+// Tool calls (Cursor's beforeReadFile and beforeMCPExecution too) are answered like commands at the deadline.
+const COMMAND_EVENTS = new Set(["PreToolUse", "BeforeTool", "beforeShellExecution", "preToolUse", "beforeReadFile", "beforeMCPExecution"]);
 const TURN_END_EVENTS = new Set(["Stop", "AfterAgent", "stop"]);
 
 /** The kind of event in a payload that may not parse. */
@@ -113,7 +118,8 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
   } catch (error) {
     return fallbackReply(host, kind, `unusable ${HOST_TITLES[host]} payload: ${errorText(error)}`);
   }
-  kind = event.kind;
+  // A tool call is answered like a command (hosts.on_error, hosts.ask_becomes apply to it).
+  kind = event.kind === "tool" ? "command" : event.kind;
   deps.onKind?.(kind);
   if (event.kind === "other") {
     return { reply: NO_OPINION, kind, event: event.event, decision: "none", line: `no opinion on ${event.what} (${event.event})` };
@@ -126,7 +132,8 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
     const hosts = fallback.ok ? fallback.loaded.policy.hosts : DEFAULT_HOSTS;
     deps.onSettings?.(hosts);
     const message = "error" in result ? errorText(result.error) : "unknown error";
-    return { ...fallbackReply(host, kind, `the policy cannot be used: ${message}`, hosts), event: event.event, command: event.kind === "command" ? event.command : undefined };
+    const command = event.kind === "command" ? event.command : event.kind === "tool" ? callText(event.call) : undefined;
+    return { ...fallbackReply(host, kind, `the policy cannot be used: ${message}`, hosts), event: event.event, command };
   }
   loaded = result.loaded;
   const hosts = loaded.policy.hosts;
@@ -134,11 +141,28 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
 
   if (event.kind === "command") {
     try {
-      const judgment = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      const judged = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      // A rule's safer form (suggest:) goes with an ask or a deny, so the assistant can take it.
+      const suggest = judged.rule && (judged.verdict === "ask" || judged.verdict === "deny") ? loaded.policy.rules.find((rule) => rule.id === judged.rule!.id)?.suggest : undefined;
+      const judgment = suggest ? { ...judged, line: `${judged.line}. Instead: ${suggest}` } : judged;
       const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, judgment, event, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(adapter, hosts, judgment)), kind, event: event.event, command: event.command, judgment };
     } catch (error) {
       return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command: event.command };
+    }
+  }
+  if (event.kind === "tool") {
+    const command = callText(event.call);
+    if (!deps.judgeTool) return { reply: NO_OPINION, kind, event: event.event, decision: "none", line: `no opinion on tool ${event.call.tool}` };
+    try {
+      const judgment = await deps.judgeTool({ call: event.call, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      const shown = judgment.suggest ? { ...judgment, line: `${judgment.line}. Instead: ${judgment.suggest}` } : judgment;
+      const approval = { command: toolApprovalText(event.call), tool: event.call.tool, program: toolProgram(event.call) };
+      const replier = event.cannotAsk ? { ...adapter, canAsk: false } : adapter;
+      const asked = judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
+      return { ...(asked ?? commandReply(replier, hosts, shown)), kind, event: event.event, command, judgment };
+    } catch (error) {
+      return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command };
     }
   }
   try {
@@ -179,8 +203,8 @@ export function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: P
 function askWithoutAsking(
   adapter: Adapter,
   hosts: HostsSettings,
-  judgment: CommandJudgment,
-  event: { command: string; cwd: string; sessionId?: string },
+  judgment: CommandJudgment | ToolJudgment,
+  event: { command: string; cwd: string; sessionId?: string; tool?: string; program?: string },
   loaded: LoadedPolicy,
   deps: HookDeps,
 ): Pick<HookOutcome, "reply" | "decision" | "line"> | undefined {
@@ -188,7 +212,8 @@ function askWithoutAsking(
   const cannotAsk = (loaded.policy.approvals?.hosts_that_cannot_ask as readonly string[] | undefined)?.includes(adapter.name) ?? false;
   if (!deps.hostAsk || !cannotAsk || becomes === "pass") return undefined;
   try {
-    const result = deps.hostAsk({ command: event.command, cwd: event.cwd, host: adapter.name, session: event.sessionId }, judgment, loaded);
+    const call = { command: event.command, cwd: event.cwd, host: adapter.name, session: event.sessionId, ...(event.tool ? { tool: event.tool, program: event.program } : {}) };
+    const result = deps.hostAsk(call, judgment, loaded);
     if (result.decision === "allow") {
       const line = `${judgment.line}; ${result.reason}`;
       return { reply: adapter.command("allow", reasonFor(line)), decision: "allow", line };
@@ -198,6 +223,22 @@ function askWithoutAsking(
     const line = `${judgment.line}. This needs a person's approval, and the approval task could not be opened (${errorText(error)}), so it is refused`;
     return { reply: adapter.command("deny", reasonFor(line)), decision: "deny", line };
   }
+}
+
+/**
+ * What an approval task shows and binds for a tool call: each part with its path and diff summary, and
+ * the digest of the exact call, content included (a changed content is another call, needing its own
+ * approval).
+ */
+function toolApprovalText(call: ToolCall): string {
+  const digest = new Bun.CryptoHasher("sha256").update(JSON.stringify(call)).digest("hex").slice(0, 16);
+  return `${callText(call)} [content ${digest}]`;
+}
+
+/** The program an approval task names for a tool call: the MCP server and tool, or the tool's name. */
+function toolProgram(call: ToolCall): string {
+  const first = call.parts[0];
+  return first?.kind === "mcp" ? `${first.server}:${first.tool}` : call.tool;
 }
 
 function hasRunningBackgroundWork(event: TurnEndEvent): boolean {

@@ -60,6 +60,32 @@ export function commandBinary(command: string): string | undefined {
 
 type Json = Record<string, unknown>;
 
+/**
+ * The tools each host's before-tool hook is registered for (a regex on the tool name): the shell, and the
+ * file, fetch and MCP tools verdict judges as tool calls (src/tools/payload.ts).
+ */
+export const TOOL_MATCHERS = {
+  claude: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|WebFetch|mcp__.*",
+  codex: "Bash|apply_patch|mcp__.*",
+  // Gemini CLI names MCP tools mcp_<server>_<tool> in its hooks (observed on 0.61.0), with mcp_context.
+  gemini: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp_.*",
+} as const;
+
+/** Events whose verdict group in `settings` is registered with another matcher than this verdict's. */
+export function staleMatchers(host: HostName, settings: Json): string[] {
+  if (host === "cursor" || !isObject(settings.hooks)) return [];
+  const wanted = ownEntries(host, `verdict hook ${host}`, { timeoutMs: 30000, maxContinues: 2 });
+  const stale: string[] = [];
+  for (const [event, entry] of Object.entries(wanted)) {
+    if (entry.matcher === undefined) continue;
+    const list = settings.hooks[event];
+    if (!Array.isArray(list)) continue;
+    const own = list.find((group) => groupHandlers(group)?.some(ownHandler));
+    if (own && (own as Json).matcher !== entry.matcher) stale.push(`${event} (matcher ${JSON.stringify((own as Json).matcher)}, not ${JSON.stringify(entry.matcher)})`);
+  }
+  return stale;
+}
+
 export type EntryOptions = { timeoutMs: number; maxContinues: number };
 
 /** verdict's entries for one host: event name → the group (or, for Cursor, the entry) to put there. */
@@ -70,22 +96,25 @@ export function ownEntries(host: HostName, command: string, options: EntryOption
       return {
         // onFailure "block": if verdict cannot run at all (missing binary, timeout), the command is refused
         // rather than run (observed on Claude Code 2.1.332).
-        PreToolUse: { matcher: "Bash", hooks: [{ type: "command", command, timeout: seconds, onFailure: "block" }] },
+        PreToolUse: { matcher: TOOL_MATCHERS.claude, hooks: [{ type: "command", command, timeout: seconds, onFailure: "block" }] },
         Stop: { hooks: [{ type: "command", command, timeout: seconds }] },
       };
     case "codex":
       return {
-        PreToolUse: { matcher: "Bash", hooks: [{ type: "command", command, timeout: seconds }] },
+        PreToolUse: { matcher: TOOL_MATCHERS.codex, hooks: [{ type: "command", command, timeout: seconds }] },
         Stop: { hooks: [{ type: "command", command, timeout: seconds }] },
       };
     case "gemini":
       return {
-        BeforeTool: { matcher: "run_shell_command", hooks: [{ type: "command", name: "verdict", command, timeout: options.timeoutMs }] },
+        BeforeTool: { matcher: TOOL_MATCHERS.gemini, hooks: [{ type: "command", name: "verdict", command, timeout: options.timeoutMs }] },
         AfterAgent: { hooks: [{ type: "command", name: "verdict-turn-end", command, timeout: options.timeoutMs }] },
       };
     case "cursor":
       return {
         beforeShellExecution: { command, failClosed: true },
+        // File reads and MCP calls are judged too (src/tools); file edits reach verdict through preToolUse.
+        beforeReadFile: { command, failClosed: true },
+        beforeMCPExecution: { command, failClosed: true },
         stop: { command, loop_limit: options.maxContinues },
       };
   }

@@ -1,4 +1,5 @@
 /** What every host adapter shares: the events verdict has an opinion on, and the reply a host reads. */
+import type { ToolCall } from "../tools/types.ts";
 
 export const HOST_NAMES = ["claude", "codex", "gemini", "cursor"] as const;
 export type HostName = (typeof HOST_NAMES)[number];
@@ -39,10 +40,21 @@ export type TurnEndEvent = {
   backgroundTasks?: unknown[];
 };
 
+/** A file, fetch or MCP tool call about to run (see src/tools). */
+export type ToolEvent = {
+  kind: "tool";
+  event: string;
+  call: ToolCall;
+  cwd: string;
+  sessionId?: string;
+  /** This event cannot put a question to a person even where the host otherwise can (Cursor's beforeReadFile: allow or deny). */
+  cannotAsk?: boolean;
+};
+
 /** An event or tool verdict has no opinion on. */
 export type OtherEvent = { kind: "other"; event: string; what: string };
 
-export type HookEvent = CommandEvent | TurnEndEvent | OtherEvent;
+export type HookEvent = CommandEvent | ToolEvent | TurnEndEvent | OtherEvent;
 
 /** The decision on a command, in verdict's vocabulary; `pass` is no opinion. */
 export type CommandDecision = "allow" | "deny" | "ask" | "pass";
@@ -53,12 +65,9 @@ export type HookReply = { stdout: string; exitCode: number };
 export const NO_OPINION: HookReply = { stdout: "", exitCode: 0 };
 
 /** A payload the adapter cannot use (missing or mistyped fields). */
-export class PayloadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PayloadError";
-  }
-}
+// Defined with the tool-call payloads (src/tools), which hosts import: tools never import hosts (no folder cycle).
+export { PayloadError } from "../tools/types.ts";
+import { PayloadError } from "../tools/types.ts";
 
 export interface Adapter {
   name: HostName;

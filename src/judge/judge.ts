@@ -31,7 +31,7 @@ export type Env = Record<string, string | undefined>;
 export type { TranscriptFacts } from "../answerers/turn-rules.ts";
 
 /** What every judgment may be told besides its subject. */
-type Common = {
+export type Common = {
   /** The host that asked (claude, codex, gemini, cursor, cli, run) and its event, for the log. */
   host?: string;
   event?: string;
@@ -118,19 +118,19 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
   return { provider };
 }
 
-function digestOf(text: string): string {
+export function digestOf(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** The deadline as `performance.now()`: answer_within after verdict started. */
-function deadlineOf(policy: Policy, startedAt: number): number {
+export function deadlineOf(policy: Policy, startedAt: number): number {
   return startedAt + durationMs(policy.judge.answer_within);
 }
 
 type Asked = { reply: ModelReply; cached: boolean };
 
 /** Asks the provider, or reads an identical judgment's answers from the cache. */
-async function ask(
+export async function ask(
   provider: "jev" | "openai",
   set: QuestionSet,
   keyText: string,
@@ -160,7 +160,7 @@ async function ask(
   return { reply, cached: false };
 }
 
-function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
+export function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
   const { reply } = asked;
   return {
     provider,
@@ -175,7 +175,7 @@ function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
 }
 
 /** A failed reply as the sentence the user and the log read. */
-function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
+export function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
   const said = reply.kind === "timeout" ? `no answer within ${policy.judge.answer_within}` : reply.reason;
   return `${provider} not used: ${said}`;
 }
@@ -222,7 +222,7 @@ function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof an
 const roots = new Map<string, string | undefined>();
 
 /** The project a command runs in: the caller's, else the repository of its own working directory. */
-function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {
+export function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {
   if (input.projectRoot !== undefined) return input.projectRoot;
   // The policy was loaded from this directory, so its repository is known already (the hook's case).
   if (loaded.cwd !== undefined && resolve(loaded.cwd) === resolve(input.cwd)) return loaded.repositoryRoot;
@@ -231,7 +231,7 @@ function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | unde
 }
 
 /** What a decision record says of any judgment, a command's or a turn's: the verdict, who answered, and how. */
-function verdictFields(judgment: CommandJudgment | TurnJudgment, status: number | undefined, startedAt: number, digest: string) {
+export function verdictFields(judgment: CommandJudgment | TurnJudgment, status: number | undefined, startedAt: number, digest: string) {
   return {
     verdict: judgment.verdict,
     line: redact(judgment.line),

@@ -44,7 +44,8 @@ export type DecisionRecord = {
   time: string;
   host?: string;
   event?: string;
-  subject: "command" | "turn";
+  /** tool: a file, fetch or MCP tool call (judged like a command). */
+  subject: "command" | "turn" | "tool";
   /** SHA-256 (shortened) of the redacted text judged: the same command has the same digest. */
   digest: string;
   /** The command, or the final message's end; redacted and clipped. */

@@ -6,6 +6,8 @@ export type Percentiles = { count: number; p50?: number; p90?: number; p99?: num
 export type Stats = {
   decisions: number;
   commands: number;
+  /** Of the commands, the file, fetch and MCP tool calls (subject tool), judged like commands. */
+  tools: number;
   turns: number;
   first?: string;
   last?: string;
@@ -50,6 +52,7 @@ export function summarise(records: DecisionRecord[]): Stats {
   const stats: Stats = {
     decisions: records.length,
     commands: 0,
+    tools: 0,
     turns: 0,
     first: records[0]?.time,
     last: records.at(-1)?.time,
@@ -73,6 +76,7 @@ export function summarise(records: DecisionRecord[]): Stats {
       stats.turnVerdicts[record.verdict] = (stats.turnVerdicts[record.verdict] ?? 0) + 1;
     } else {
       stats.commands += 1;
+      if (record.subject === "tool") stats.tools += 1;
       const act = likeliestAct(record);
       const row = (stats.byAct[act] ??= {});
       row[record.verdict] = (row[record.verdict] ?? 0) + 1;

@@ -19,6 +19,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
+import { checkToolRuleExamples } from "../tools/examples.ts";
+import { toolRuleProblems } from "../tools/rules.ts";
 import { checkRule, checkTurnRule, compiledOf, compileEagerly, compileRule, markTightening, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
@@ -209,7 +211,18 @@ function checkFile(part: LayerFile, written: Written): Pending[] {
     written.set(rule, { file: part.file, index });
     for (const problem of checkTurnRule(rule)) problems.push(ruleProblem(part.file, ["turn_rules", index], rule.id, problem, "turn rule"));
   });
+  ((part.data as { tool_rules?: Policy["tool_rules"] }).tool_rules ?? []).forEach((rule, index) => {
+    written.set(rule, { file: part.file, index });
+    // Its act is checked once merged (checkMerged): here, what compiles.
+    for (const problem of toolRuleProblems([rule], [rule.act])) {
+      problems.push(toolProblem(part.file, index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
+    }
+  });
   return problems;
+}
+
+function toolProblem(file: string, index: number, message: string): Pending {
+  return { file, segments: ["tool_rules", index], path: `tool_rules.${index}`, message };
 }
 
 function ruleProblem(file: string, at: (string | number)[], id: string, problem: { segments: (string | number)[]; message: string; found?: string; hint?: string }, kind = "rule"): Pending {
@@ -228,6 +241,13 @@ function checkMerged(value: Record<string, unknown>, origins: Map<string, Origin
   const policy = value as Policy;
   const problems: Pending[] = checkSemantics(policy).map(locate);
   if (problems.length > 0) return problems;
+  const acts = Object.keys(policy.acts);
+  for (const rule of policy.tool_rules ?? []) {
+    const where = written.get(rule);
+    if (!where) continue;
+    const own = [...toolRuleProblems([rule], acts).filter((problem) => problem.message.startsWith("unknown act")), ...checkToolRuleExamples({ tool_rules: [rule] })];
+    for (const problem of own) problems.push(toolProblem(where.file, where.index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
+  }
   // Compiled through the policy's own index: the engine later finds these rules compiled already.
   const { entries } = ruleIndex(policy.rules);
   for (const entry of entries) {
@@ -255,6 +275,11 @@ function defaultProblems(): Pending[] {
       const segments = ["rules", index, ...problem.segments];
       problems.push({ file: DEFAULT_FILE, segments, path: segments.join("."), message: problem.message });
     }
+  }
+  const acts = Object.keys(DEFAULT_POLICY.acts);
+  problems.push(...checkToolRuleExamples(DEFAULT_POLICY).map((problem) => toolProblem(DEFAULT_FILE, problem.index, problem.message)));
+  for (const problem of toolRuleProblems(DEFAULT_POLICY.tool_rules ?? [], acts).filter((one) => one.message.startsWith("unknown act"))) {
+    problems.push(toolProblem(DEFAULT_FILE, problem.index, `tool rule ${problem.id}: ${problem.message}`));
   }
   defaultProven = problems;
   return problems;

@@ -12,7 +12,7 @@
 export type Origin = { layer: string; file: string; path: (string | number)[] };
 
 /** Lists that concatenate rather than replace. */
-const CONCATENATED = new Set(["rules", "turn_rules", "examples.commands", "examples.turns"]);
+const CONCATENATED = new Set(["rules", "turn_rules", "tool_rules", "examples.commands", "examples.turns", "examples.tools"]);
 
 /** `origins` is undefined when not tracked: tracking costs about a millisecond, which a hook does not spend. */
 export type Merged = { value: Record<string, unknown>; origins?: Map<string, Origin> };

@@ -111,6 +111,7 @@ export const Rule = z
     confidence: Probability.default(1).describe("How sure the rule is of its act (the rest of the probability is spread)."),
     decision: z.enum(["allow", "ask", "deny"]).optional().describe("An outright verdict regardless of thresholds."),
     reason: z.string().min(1).describe("Why, in a sentence the user reads."),
+    suggest: z.string().min(1).optional().describe("A safer form known to the rule (a --dry-run, --force-with-lease, a path inside the project), shown when the verdict is ask or deny."),
     examples: z
       .strictObject({
         match: z.array(z.string()).default([]),

@@ -10,6 +10,7 @@ import { Duration, HttpUrl, Label, Memory, Probability } from "./schema-common.t
 import { HostsSection } from "./schema-hosts.ts";
 import { RulesSection } from "./schema-rules.ts";
 import { TaskSection } from "./schema-task.ts";
+import { ToolCallExample, ToolRulesSection } from "./schema-tool-rules.ts";
 import { TurnRulesSection } from "./schema-turn-rules.ts";
 
 const Text = z.string().min(1);
@@ -129,8 +130,9 @@ export const Policy = z
     endings: z.record(Label, Ending).describe("How a turn can end. The keys are the labels a model answers with."),
     rules: RulesSection,
     turn_rules: TurnRulesSection,
+    tool_rules: ToolRulesSection,
     examples: z
-      .strictObject({ commands: z.array(CommandExample), turns: z.array(TurnExample) })
+      .strictObject({ commands: z.array(CommandExample), turns: z.array(TurnExample), tools: z.array(ToolCallExample).default([]) })
       .describe("Verdicts this policy must give; `verdict policy test` checks them."),
     hosts: HostsSection,
     task: TaskSection,
@@ -143,6 +145,7 @@ export type Policy = z.output<typeof Policy>;
 export type PolicyInput = z.input<typeof Policy>;
 export type Rule = Policy["rules"][number];
 export type TurnRule = Policy["turn_rules"][number];
+export type ToolRule = Policy["tool_rules"][number];
 export type ActDefinition = z.output<typeof Act>;
 
 /**

@@ -94,8 +94,14 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
     if (entry.runs !== undefined) return "an untrusted rule may not say what a program runs (runs)";
     return undefined;
   },
+  tool_rules: (entry, ids) => {
+    if (!isMap(entry)) return "not a tool rule";
+    if (ids.has(entry.id)) return `it would replace the tool rule ${JSON.stringify(entry.id)} of a trusted layer`;
+    return entry.decision === "deny" ? undefined : "only tool rules with decision: deny can only make verdicts stricter";
+  },
   "examples.commands": () => undefined,
   "examples.turns": () => undefined,
+  "examples.tools": () => undefined,
 };
 
 export type Ignored = { path: string; why: string };

@@ -24,8 +24,14 @@ describe("recognising the captured payloads", () => {
     });
 
     test(`${host}: another tool gets no opinion`, () => {
-      const payload = { ...sample(PRE[host]), tool_name: host === "gemini" ? "read_file" : "Write" };
+      const payload = { ...sample(PRE[host]), tool_name: host === "gemini" ? "glob" : "Glob", tool_input: { pattern: "*" } };
       expect(ADAPTERS[host].recognise(payload).kind).toBe("other");
+    });
+
+    test(`${host}: a file tool is a tool call`, () => {
+      const [tool, input] = host === "gemini" ? ["write_file", { file_path: "/home/dev/.bashrc", content: "x\n" }] : host === "codex" ? ["apply_patch", { command: "*** Begin Patch\n*** Add File: /home/dev/.bashrc\n+x\n*** End Patch\n" }] : ["Write", { file_path: "/home/dev/.bashrc", content: "x\n" }];
+      const event = ADAPTERS[host].recognise({ ...sample(PRE[host]), tool_name: tool, tool_input: input });
+      expect(event).toMatchObject({ kind: "tool", call: { tool, parts: [{ kind: "write", path: "/home/dev/.bashrc", content: "x\n", added: 1 }] } });
     });
 
     test(`${host}: another event gets no opinion`, () => {
@@ -44,16 +50,51 @@ describe("recognising the captured payloads", () => {
     expect(event).toMatchObject({ prompt: "Run the scripted test command.", final: "FAKE_FINAL: done.\nFAKE_FINAL: done." });
   });
 
-  test("codex: apply_patch is not a shell command", () => {
+  test("codex: the captured apply_patch payloads (a Bash here-document Codex applies itself) are patches", () => {
+    const add = ADAPTERS.codex.recognise(sample("codex-pretooluse-apply-patch-add.json"));
+    expect(add).toMatchObject({ kind: "tool", call: { tool: "apply_patch", parts: [{ kind: "write", content: "hi\n", added: 1 }] } });
+    const update = ADAPTERS.codex.recognise(sample("codex-pretooluse-apply-patch-update.json"));
+    expect(update).toMatchObject({ kind: "tool", call: { parts: [{ kind: "edit", old: "hi", content: "ho", added: 1, removed: 1 }] } });
+    // Another host's shell running a program named apply_patch is an ordinary command.
+    expect(ADAPTERS.claude.recognise({ ...sample(PRE.claude), tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command } }).kind).toBe("command");
+  });
+
+  test("every captured file-tool payload becomes the call it is", () => {
+    const cases = [
+      ["claude", "claude-pretooluse-write.json", { kind: "write", content: "one\n" }],
+      ["claude", "claude-pretooluse-edit.json", { kind: "edit", old: "alpha", content: "gamma", added: 1, removed: 1 }],
+      ["claude", "claude-pretooluse-read.json", { kind: "read" }],
+      ["claude", "claude-pretooluse-webfetch.json", { kind: "fetch", url: "https://example.com/" }],
+      ["gemini", "gemini-beforetool-write-file.json", { kind: "write", content: "one\n" }],
+      ["gemini", "gemini-beforetool-replace.json", { kind: "edit", old: "alpha", content: "gamma" }],
+      ["gemini", "gemini-beforetool-read-file.json", { kind: "read", path: "notes.md" }],
+      ["gemini", "gemini-beforetool-web-fetch.json", { kind: "fetch", url: "https://example.com/" }],
+    ] as const;
+    for (const [host, file, part] of cases) {
+      const event = ADAPTERS[host].recognise(sample(file));
+      expect(event, file).toMatchObject({ kind: "tool", call: { parts: [part] } });
+    }
+  });
+
+  test("the captured MCP payloads: server and tool from mcp__server__tool, or from Gemini CLI's mcp_context", () => {
+    for (const [host, file] of [["claude", "claude-pretooluse-mcp.json"], ["codex", "codex-pretooluse-mcp.json"], ["gemini", "gemini-beforetool-mcp.json"]] as const) {
+      expect(ADAPTERS[host].recognise(sample(file))).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "e2e", tool: "delete_thing", args: { id: "t1" } }] } });
+    }
+  });
+
+  test("codex: apply_patch is a tool call; a patch that cannot be read is an unusable payload", () => {
     const payload = { ...sample("codex-pretooluse.json"), tool_name: "apply_patch", tool_input: { command: "*** Begin Patch" } };
-    expect(ADAPTERS.codex.recognise(payload).kind).toBe("other");
+    expect(() => ADAPTERS.codex.recognise(payload)).toThrow(/the patch cannot be read/);
   });
 
   test("cursor: beforeShellExecution, the generic Shell preToolUse, and stop with loop_count", () => {
     const base = { conversation_id: "c1", generation_id: "g1", workspace_roots: ["/home/dev/project"] };
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeShellExecution", command: "ls", cwd: "/w" })).toMatchObject({ kind: "command", command: "ls", cwd: "/w", sessionId: "c1" });
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Shell", tool_input: { command: "ls" } })).toMatchObject({ kind: "command", cwd: "/home/dev/project" });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Read", tool_input: {} }).kind).toBe("other");
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Grep", tool_input: {} }).kind).toBe("other");
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Write", tool_input: { file_path: "a.ts", content: "x" } })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "write", path: "a.ts" }] } });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeReadFile", file_path: "/home/dev/.env", content: "K=v" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "read", path: "/home/dev/.env" }] } });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeMCPExecution", tool_name: "delete_repository", tool_input: '{"repo":"x"}', url: "https://mcp.example" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "https://mcp.example", tool: "delete_repository", args: { repo: "x" } }] } });
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "stop", status: "completed", loop_count: 2 })).toMatchObject({ kind: "turn-end", loopCount: 2, stopHookActive: true, status: "completed" });
   });
 });

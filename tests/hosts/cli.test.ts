@@ -89,8 +89,10 @@ describe("verdict hook through the binary", () => {
 
   test("other tools and events: no opinion", () => {
     const dir = tempDir();
-    const ran = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Read", tool_input: { file_path: "x" } }) });
+    const ran = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Glob", tool_input: { pattern: "*" } }) });
     expect(ran).toMatchObject({ code: 0, stdout: "" });
+    const later = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: "x" } }) });
+    expect(later).toMatchObject({ code: 0, stdout: "" });
   });
 
   test("an unknown host is a usage error", () => {

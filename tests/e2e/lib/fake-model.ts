@@ -9,7 +9,50 @@
  * `run`: commands the runner executes before this step is answered, as a person at another terminal would
  * (e.g. `verdict approvals approve {{APPROVAL}}`, the id taken from what the model was last sent).
  */
-export type Step = ({ command: string } | { text: string }) & { run?: string[][] };
+export type Step = ({ command: string } | { text: string } | { file: FileStep } | { mcp: McpStep } | { tool: { name: string; input: Record<string, unknown> } }) & { run?: string[][] };
+
+/** A call of an MCP server's tool, by the tool's own name: the host's name for it is found among the tools it offers. */
+export type McpStep = { server: string; tool: string; args: Record<string, unknown> };
+
+/** Every tool name a request offers, namespaces included (Codex groups some tools), with its namespace. */
+function offeredNames(tools: any[], namespace?: string): { name: string; namespace?: string }[] {
+  const out: { name: string; namespace?: string }[] = [];
+  for (const t of tools ?? []) {
+    if (Array.isArray(t?.tools)) out.push(...offeredNames(t.tools, t.name));
+    if (Array.isArray(t?.functionDeclarations)) out.push(...offeredNames(t.functionDeclarations, namespace));
+    if (typeof t?.name === "string") out.push({ name: t.name, ...(namespace ? { namespace } : {}) });
+  }
+  return out;
+}
+
+/** The host's name for an MCP tool: the offered name that is the tool's or ends with it. */
+export function mcpToolName(body: any, step: McpStep): { name: string; namespace?: string } {
+  const offered = offeredNames(body?.tools ?? []);
+  // Claude Code defers MCP tools (not listed until searched for) but runs them by their full name.
+  return offered.find((o) => o.name === step.tool) ?? offered.find((o) => o.name.endsWith(step.tool)) ?? { name: `mcp__${step.server}__${step.tool}` };
+}
+
+/**
+ * A write through the host's own file tool: Claude Code's Write, Gemini CLI's write_file, Codex's
+ * apply_patch (an Add File patch, or an Update when `replace` is given).
+ */
+export type FileStep = { path: string; content: string; replace?: string };
+
+function codexPatch(file: FileStep): string {
+  if (file.replace !== undefined) return `*** Begin Patch\n*** Update File: ${file.path}\n@@\n-${file.replace}\n+${file.content.replace(/\n$/, "")}\n*** End Patch\n`;
+  const lines = file.content.replace(/\n$/, "").split("\n").map((line) => `+${line}`);
+  return `*** Begin Patch\n*** Add File: ${file.path}\n${lines.join("\n")}\n*** End Patch\n`;
+}
+
+/** How this Codex offers apply_patch: a freeform (custom) tool, or a function taking {input}. */
+function codexPatchItem(body: any, file: FileStep, n: number): any {
+  const tool = (body?.tools ?? []).find((t: any) => t?.name === "apply_patch");
+  const patch = codexPatch(file);
+  if (tool?.type === "custom") return { type: "custom_tool_call", id: `ctc_fake_${n}`, call_id: `call_fake_${n}`, name: "apply_patch", input: patch, status: "completed" };
+  if (tool) return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: "apply_patch", arguments: JSON.stringify({ input: patch }), status: "completed" };
+  // No apply_patch tool offered: the shell's apply_patch command, which Codex intercepts.
+  return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, `apply_patch <<'EOF'\n${patch}EOF`)), status: "completed" };
+}
 
 export interface RecordedRequest {
   method: string;
@@ -41,8 +84,14 @@ function anthropic(body: any, step: Step | null, n: number): Response {
   const blocks: any[] =
     step && "command" in step
       ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Bash", input: { command: step.command, description: "Run the scripted test command" } }]
-      : [{ type: "text", text: step ? step.text : "Fake title" }];
-  const stopReason = step && "command" in step ? "tool_use" : "end_turn";
+      : step && "file" in step
+        ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Write", input: { file_path: step.file.path, content: step.file.content } }]
+        : step && "mcp" in step
+          ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: mcpToolName(body, step.mcp).name, input: step.mcp.args }]
+          : step && "tool" in step
+            ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: step.tool.name, input: step.tool.input }]
+        : [{ type: "text", text: step && "text" in step ? step.text : "Fake title" }];
+  const stopReason = step && ("command" in step || "file" in step || "mcp" in step || "tool" in step) ? "tool_use" : "end_turn";
   if (!body?.stream) {
     return json({ id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: USAGE_ANTHROPIC });
   }
@@ -70,17 +119,29 @@ function openaiResponses(body: any, step: Step | null, n: number): Response {
   const item: any =
     step && "command" in step
       ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, step.command)), status: "completed" }
-      : { type: "message", id: `msg_fake_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step ? step.text : "ok", annotations: [] }] };
+      : step && "file" in step
+        ? codexPatchItem(body, step.file, n)
+        : step && "tool" in step
+          ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: step.tool.name, arguments: JSON.stringify(step.tool.input), status: "completed" }
+          : step && "mcp" in step
+          ? (() => {
+              const found = mcpToolName(body, step.mcp);
+              return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: found.name, ...(found.namespace ? { namespace: found.namespace } : {}), arguments: JSON.stringify(step.mcp.args), status: "completed" };
+            })()
+        : { type: "message", id: `msg_fake_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step && "text" in step ? step.text : "ok", annotations: [] }] };
   const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 50 };
   const frames: Array<[string, unknown]> = [
     ["response.created", { type: "response.created", response: { id: respId, object: "response", model, status: "in_progress", output: [] } }],
-    ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item: item.type === "message" ? { ...item, content: [], status: "in_progress" } : { ...item, arguments: "", status: "in_progress" } }],
+    ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item: item.type === "message" ? { ...item, content: [], status: "in_progress" } : item.type === "custom_tool_call" ? { ...item, input: "", status: "in_progress" } : { ...item, arguments: "", status: "in_progress" } }],
   ];
   if (item.type === "message") {
     frames.push(["response.content_part.added", { type: "response.content_part.added", item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }]);
     frames.push(["response.output_text.delta", { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: item.content[0].text }]);
     frames.push(["response.output_text.done", { type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text: item.content[0].text }]);
     frames.push(["response.content_part.done", { type: "response.content_part.done", item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] }]);
+  } else if (item.type === "custom_tool_call") {
+    frames.push(["response.custom_tool_call_input.delta", { type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: 0, delta: item.input }]);
+    frames.push(["response.custom_tool_call_input.done", { type: "response.custom_tool_call_input.done", item_id: item.id, output_index: 0, input: item.input }]);
   } else {
     frames.push(["response.function_call_arguments.delta", { type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta: item.arguments }]);
     frames.push(["response.function_call_arguments.done", { type: "response.function_call_arguments.done", item_id: item.id, output_index: 0, arguments: item.arguments }]);
@@ -113,7 +174,13 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
       ? [{ text: JSON.stringify({ reasoning: "fake", next_speaker: "user", model_choice: "flash", complexity_reasoning: "fake", complexity_score: 1 }) }]
       : "command" in step
         ? [{ functionCall: { name: "run_shell_command", args: { command: step.command, description: "Run the scripted test command" } } }]
-        : [{ text: step.text }];
+        : "file" in step
+          ? [{ functionCall: { name: "write_file", args: { file_path: step.file.path, content: step.file.content } } }]
+          : "mcp" in step
+            ? [{ functionCall: { name: mcpToolName(body, step.mcp).name, args: step.mcp.args } }]
+            : "tool" in step
+              ? [{ functionCall: { name: step.tool.name, args: step.tool.input } }]
+          : [{ text: step.text }];
   const resp = {
     candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
     usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 30, totalTokenCount: 50 },

@@ -21,7 +21,7 @@ import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
 import { checkToolRuleExamples } from "../tools/examples.ts";
 import { toolRuleProblems } from "../tools/rules.ts";
-import { checkRule, checkTurnRule, compiledOf, compileEagerly, compileRule, markTightening, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
+import { catastrophicBacktracking, checkRule, checkTurnRule, compiledOf, compileEagerly, compileRule, markTightening, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
 import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
@@ -214,11 +214,24 @@ function checkFile(part: LayerFile, written: Written): Pending[] {
   ((part.data as { tool_rules?: Policy["tool_rules"] }).tool_rules ?? []).forEach((rule, index) => {
     written.set(rule, { file: part.file, index });
     // Its act is checked once merged (checkMerged): here, what compiles.
+    for (const problem of slowPatterns(rule.match, ["match"])) problems.push({ ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`), segments: ["tool_rules", index, ...problem.segments], path: ["tool_rules", index, ...problem.segments].join("."), found: problem.found, hint: problem.hint });
     for (const problem of toolRuleProblems([rule], [rule.act])) {
       problems.push(toolProblem(part.file, index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
     }
   });
   return problems;
+}
+
+/** The regular expressions (`/.../`) anywhere under `value` that could backtrack catastrophically. */
+function slowPatterns(value: unknown, at: (string | number)[]): { segments: (string | number)[]; message: string; found: string; hint: string }[] {
+  if (typeof value === "string") {
+    const regex = /^\/(.+)\/(i?)$/s.exec(value);
+    const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
+    return slow ? [{ segments: at, message: slow, found: JSON.stringify(value), hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => slowPatterns(item, [...at, index]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => slowPatterns(item, [...at, key]));
+  return [];
 }
 
 function toolProblem(file: string, index: number, message: string): Pending {

@@ -127,6 +127,36 @@ describe("turn rules are checked", () => {
   });
 });
 
+describe("tool rules go through the same pipeline", () => {
+  test("a pattern that does not compile, or could backtrack, refuses the policy with its position", () => {
+    const text = "tool_rules:\n  - id: slow\n    match:\n      kind: [read]\n      path: ['/(a+)+b/', '/(unclosed/']\n    act: read\n    undo: 0\n    reason: Slow.\n";
+    const { env, file, project } = withUserPolicy(text);
+    const ran = run(["policy", "check"], { env, cwd: project });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`${file}:5:14: tool_rules.0.match.path.0: tool rule slow: a repeated group holds a repetition of its own`);
+    expect(ran.stderr).toContain("tool rule slow: match.path: Invalid regular expression");
+  });
+
+  test("an unknown act and an example that does not hold are reported once merged", () => {
+    const text = [
+      "tool_rules:",
+      "  - id: notes",
+      "    match: { kind: [write], path: ['*.md'] }",
+      "    act: publish",
+      "    undo: 0",
+      "    reason: Notes.",
+      "    examples:",
+      "      match: [{ kind: write, path: notes.txt }]",
+      "",
+    ].join("\n");
+    const { env, file, project } = withUserPolicy(text);
+    const ran = run(["policy", "check"], { env, cwd: project });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`${file}:2:5: tool_rules.0: tool rule notes: unknown act "publish"`);
+    expect(ran.stderr).toContain(`${file}:2:5: tool_rules.0: tool rule notes does not match {"kind":"write","path":"notes.txt"}, which its examples say it must`);
+  });
+});
+
 describe("examples are proven by the engine itself", () => {
   const rule = (examples: string) =>
     ["rules:", "  - id: no-pytest", "    match: { program: pytest }", "    act: build", "    undo: 0", "    decision: deny", "    reason: Not here.", `    examples: ${examples}`, ""].join("\n");

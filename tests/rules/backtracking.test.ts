@@ -1,0 +1,27 @@
+/** The static check for catastrophic backtracking (answerers/rules/backtracking.ts). */
+import { describe, expect, test } from "bun:test";
+import { catastrophicBacktracking } from "../../src/answerers/rules/backtracking.ts";
+import { DEFAULT } from "./helpers.ts";
+
+const refused = ["(a+)+", "(a+)+$", "(a|a)*", "(\\w|_)+", "(.|\\s)*", "(?:x{2,})+", "(\\w*\\s?)*", "([a-z]+)*", "((ab)+)*", "(a|b*)*", "(foo|fo)+", "^(\\d|\\w)+$", "x(a+)+y"];
+const accepted = ["^rm\\s+-rf", "(ab)+", "(a+)?", "(a|b)*", "(\\s|,)+", "(:\\w+)*", "(ab+c)*", "(abc|abd)+", "( now| next| then)*", "\\((a)\\)+", "(a{1,3})+", "[a-z]+\\d*"];
+
+describe("catastrophic backtracking", () => {
+  for (const pattern of refused) test(`refuses ${pattern}`, () => expect(catastrophicBacktracking(pattern)).toBeDefined());
+  for (const pattern of accepted) test(`accepts ${pattern}`, () => expect(catastrophicBacktracking(pattern)).toBeUndefined());
+
+  test("every regular expression of the default passes", () => {
+    const patterns: string[] = [];
+    const walk = (value: unknown) => {
+      if (typeof value === "string") {
+        const regex = /^\/(.+)\/(i?)$/s.exec(value);
+        if (regex) patterns.push(regex[1] as string);
+      } else if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object") Object.values(value).forEach(walk);
+    };
+    walk(DEFAULT.rules);
+    walk(DEFAULT.tool_rules);
+    expect(patterns.length).toBeGreaterThan(50);
+    expect(patterns.filter((pattern) => catastrophicBacktracking(pattern) !== undefined)).toEqual([]);
+  });
+});

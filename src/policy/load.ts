@@ -186,7 +186,9 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   }
 
   // 5. The merged policy checked as a whole, and the trusted layers' rules proven in it.
-  if (problems.length === 0 && layers.length > 1) problems.push(...checkMerged(merged.value, merged.origins, written, undefined));
+  // (Not when every layer over the default was ignored: the default alone was proven when verdict was built.)
+  const layered = layers.some((layer) => layer.name !== "default" && !layer.ignored);
+  if (problems.length === 0 && layered) problems.push(...checkMerged(merged.value, merged.origins, written, undefined));
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;

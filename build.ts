@@ -1,9 +1,11 @@
 /**
  * Builds verdict.
  *
- *   bun build.ts                  dist/verdict for this machine
- *   bun build.ts --target <t>     one of linux-x64, linux-arm64, linux-x64-musl, darwin-arm64, darwin-x64, windows-x64
- *   bun build.ts --target all     every target above
+ *   npx bun build.ts                  dist/verdict for this machine
+ *   npx bun build.ts --target <t>     one of linux-x64, linux-arm64, linux-x64-musl, darwin-arm64, darwin-x64, windows-x64
+ *   npx bun build.ts --target all     every target above
+ *
+ * The targets are listed once, in npm/targets.ts; npm/pack.ts packs what this builds.
  *
  * Before compiling it regenerates the artifacts derived from the zod schema
  * (policy/schema.json and the precompiled validator), so they never go stale.
@@ -15,15 +17,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { policyDigest } from "./src/policy/digest.ts";
 import { generateArtifacts } from "./src/policy/generate.ts";
+import { TARGETS as RELEASE_TARGETS } from "./npm/targets.ts";
 
-const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = {
-  "linux-x64": { bun: "bun-linux-x64", pkg: "@oven/bun-linux-x64", out: "verdict-linux-x64" },
-  "linux-arm64": { bun: "bun-linux-arm64", pkg: "@oven/bun-linux-aarch64", out: "verdict-linux-arm64" },
-  "linux-x64-musl": { bun: "bun-linux-x64-musl", pkg: "@oven/bun-linux-x64-musl", out: "verdict-linux-x64-musl" },
-  "darwin-arm64": { bun: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64", out: "verdict-darwin-arm64" },
-  "darwin-x64": { bun: "bun-darwin-x64", pkg: "@oven/bun-darwin-x64", out: "verdict-darwin-x64" },
-  "windows-x64": { bun: "bun-windows-x64", pkg: "@oven/bun-windows-x64", out: "verdict-windows-x64.exe" },
-};
+const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = Object.fromEntries(RELEASE_TARGETS.map((t) => [t.name, { bun: t.bun, pkg: t.runtime, out: t.out }]));
 
 const root = import.meta.dir;
 const version: string = (await Bun.file(join(root, "package.json")).json()).version;

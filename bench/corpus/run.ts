@@ -13,7 +13,6 @@
 import { join, resolve } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
 import { answerCommandByRules } from "../../src/answerers/rules.ts";
-import { commandVerdict } from "../../src/core/verdict.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 
@@ -69,10 +68,7 @@ export type Outcome = "allow" | "pass" | "ask" | "deny";
 export function judge(row: Row, policy: Policy): { verdict: Outcome; rule?: string; why: string } {
   const answer = answerCommandByRules(row.command, { cwd: PROJECT, projectRoot: PROJECT, home: HOME, tmpdir: "/tmp" }, policy);
   if (!answer.parsed) return { verdict: "ask", why: `cannot parse: ${answer.error}` };
-  if (answer.decision && answer.rule) return { verdict: answer.decision, rule: answer.rule.id, why: answer.rule.reason };
-  if (!answer.answers) return { verdict: "pass", why: answer.unknownWhy.join("; ") };
-  const verdicted = commandVerdict(policy, answer.answers, undefined, "rules");
-  return { verdict: verdicted.verdict, rule: answer.rule?.id, why: verdicted.line };
+  return { verdict: answer.verdict, rule: answer.rule?.id, why: answer.line };
 }
 
 type Tally = { block: number; blockAllowed: number; blockFlagged: number; blockPassed: number; allow: number; allowFlagged: number; allowAllowed: number; allowPassed: number };

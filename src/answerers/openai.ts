@@ -170,6 +170,28 @@ function scoreOf(question: ScoreQuestion, distribution: number[], source: "model
   return { score, probabilities: distribution, source };
 }
 
+/** Whether a base URL is on this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackUrl(base: string): boolean {
+  let host: string;
+  try {
+    host = new URL(base).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The key for an OpenAI-compatible endpoint, or why there is none that is needed. An endpoint needs no key
+ * when its key_env is empty or its base URL is loopback (Ollama, llama.cpp's server, vLLM run locally take
+ * none): then a set key is still sent, and a missing one is no reason to skip the model.
+ */
+export function openaiKey(endpoint: { base_url: string; key_env: string }, env: Record<string, string | undefined>): { key?: string; missing?: string } {
+  const key = endpoint.key_env ? env[endpoint.key_env] || undefined : undefined;
+  if (key || !endpoint.key_env || isLoopbackUrl(endpoint.base_url)) return { key };
+  return { missing: `${endpoint.key_env} is not set` };
+}
+
 export function chatUrl(base: string): string {
   return `${base.replace(/\/+$/, "")}/chat/completions`;
 }
@@ -180,8 +202,8 @@ export async function askOpenAI(set: QuestionSet, options: AskOptions): Promise<
   const requestIds: string[] = [];
   const endpoint = options.policy.model.openai;
   try {
-    const key = endpoint.key_env ? options.env[endpoint.key_env] : undefined;
-    if (endpoint.key_env && !key) throw new AnswerError("no-key", `${endpoint.key_env} is not set`);
+    const { key, missing } = openaiKey(endpoint, options.env);
+    if (missing) throw new AnswerError("no-key", missing);
     const entries = Object.entries(set.questions) as [string, Question][];
     for (const [, question] of entries) tokensFor(question);
     const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};

@@ -3,7 +3,10 @@
  * person chooses, so the permission is visible, reviewable and revocable
  * like any other rule. The rule allows exactly the approved command line and
  * nothing wider: it matches the program and the whole command, so adding an
- * argument (`rm -rf build ~` after `rm -rf build`) is not covered.
+ * argument (`rm -rf build ~` after `rm -rf build`) is not covered. It is bound
+ * to the project where the call was approved (match.where: its repository
+ * root, or the working directory outside a repository): approving `rm b.txt`
+ * in one project does not allow it in every folder on the machine.
  *
  * The file is edited with the yaml Document API, so its comments and layout
  * stay; the result is validated as a policy layer before it replaces the
@@ -45,6 +48,11 @@ export function alwaysRuleId(facts: ApprovalFacts): string {
   return `always-${program}-${short(callKey(facts.action), 10)}`;
 }
 
+/** The folder an "always" rule for a call in `cwd` applies in: the repository root, or `cwd` outside a repository. */
+export function alwaysWhere(cwd: string): string {
+  return repositoryRoot(cwd) ?? cwd;
+}
+
 /** The rule "always" writes for an approved task. */
 export function alwaysRule(task: Task & ApprovalFacts, by: Who, policy: Policy, now: Date): Record<string, unknown> {
   const answers = task.verdict.answers as { act?: { choice?: string }; undo?: { score?: number }; load?: { score?: number } } | undefined;
@@ -52,7 +60,7 @@ export function alwaysRule(task: Task & ApprovalFacts, by: Who, policy: Policy, 
   const level = (score: number | undefined) => (typeof score === "number" && Number.isFinite(score) && score >= 0 ? Math.round(score * 100) / 100 : 0);
   return {
     id: alwaysRuleId(task),
-    match: { program: task.action.program, [EXACT_FIELD]: task.action.command },
+    match: { program: task.action.program, [EXACT_FIELD]: task.action.command, where: alwaysWhere(task.action.cwd) },
     act,
     undo: level(answers?.undo?.score),
     load: level(answers?.load?.score),
@@ -114,5 +122,6 @@ export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string,
     writeFileSync(temporary, doc.toString({ lineWidth: 0 }), { mode: exists ? statSync(file).mode & 0o777 : 0o644 });
     renameSync(temporary, file);
   }
-  return { layer, file, rule_id: ruleId };
+  const match = rule.match as { where?: unknown } | undefined;
+  return { layer, file, rule_id: ruleId, ...(typeof match?.where === "string" ? { where: match.where } : {}) };
 }

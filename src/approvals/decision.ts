@@ -21,7 +21,8 @@ export type Who = { name: string; basis: "asserted" | "connected"; via: Channel 
 export type Outcome = "approved" | "rejected" | "answered" | "expired";
 
 /** Where an "always" approval wrote its rule. */
-export type AlwaysRule = { layer: "user" | "repo"; file: string; rule_id: string };
+/** Where an "always" rule was written, and the folder it applies in (its match.where). */
+export type AlwaysRule = { layer: "user" | "repo"; file: string; rule_id: string; where?: string };
 
 export type Decision = {
   outcome: Outcome;

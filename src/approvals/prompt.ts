@@ -3,7 +3,7 @@
  * verdict's line, and the options. "Later" is not an answer: nothing is
  * recorded and the call waits on its task like any other.
  */
-import type { Layer } from "./always.ts";
+import { alwaysWhere, type Layer } from "./always.ts";
 import { short } from "./digest.ts";
 import { renderTask } from "./render.ts";
 import type { TaskEntry } from "./state.ts";
@@ -84,7 +84,7 @@ export async function promptApproval(terminal: Terminal, entry: TaskEntry, now: 
 
 async function approvalAnswer(lines: Lines, out: NodeJS.WritableStream, entry: TaskEntry, now: Date, alwaysLayer: Layer, alwaysOffered: boolean): Promise<PromptAnswer> {
   out.write(`\nverdict: this call needs your decision\n${renderTask(entry, now).join("\n")}\n`);
-  const choices = ["[y] once", "[t] this task", "[r] this run", ...(alwaysOffered ? [`[a] always (rule in the ${alwaysLayer} policy)`] : []), "[n] reject", "[l] later"];
+  const choices = ["[y] once", "[t] this task", "[r] this run", ...(alwaysOffered ? [`[a] always, in ${alwaysWhere(entry.task.action.cwd)} (rule in the ${alwaysLayer} policy)`] : []), "[n] reject", "[l] later"];
   for (let tries = 0; tries < 3; tries++) {
     const line = await lines.ask(`${choices.join("  ")}: `);
     if (line === undefined) return { kind: "later" };

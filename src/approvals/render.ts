@@ -5,6 +5,7 @@
  * overrides, zero-width characters) are shown as ⟦U+XXXX⟧ where they stand,
  * and words that mix Latin with Cyrillic or Greek letters are flagged.
  */
+import { alwaysWhere } from "./always.ts";
 import { describeWho, type Decision } from "./decision.ts";
 import { short } from "./digest.ts";
 import { statusOf, type TaskEntry } from "./state.ts";
@@ -35,7 +36,7 @@ export function relative(ms: number): string {
 export function describeDecision(decision: Decision): string {
   const parts = [`${decision.outcome} by ${describeWho(decision.by)} at ${decision.at}`];
   if (decision.outcome === "approved") parts.push(`scope ${decision.scope}`);
-  if (decision.always) parts.push(`always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)`);
+  if (decision.always) parts.push(`always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)${decision.always.where ? `, applies to this command in ${decision.always.where} and the folders inside it` : ""}`);
   if (decision.note) parts.push(`note ${JSON.stringify(decision.note)}`);
   if (decision.reason) parts.push(`reason ${JSON.stringify(decision.reason)}`);
   if (decision.text !== undefined) parts.push(`answer ${JSON.stringify(decision.text)}`);
@@ -99,7 +100,8 @@ export function renderTask(entry: TaskEntry, now: Date): string[] {
 export function decideCommands(entry: TaskEntry): string[] {
   const id = short(entry.task.id);
   if (entry.task.kind === "question") return [`verdict approvals answer ${id} "TEXT"`, `verdict approvals reject ${id} --reason "TEXT"`];
-  return [`verdict approvals approve ${id} [--scope once|task|run]${entry.task.options.includes("always") ? " [--always]" : ""} [--note TEXT]`, `verdict approvals reject ${id} --reason "TEXT"`];
+  const always = entry.task.options.includes("always") ? [`  (--always also writes a rule allowing exactly this command in ${alwaysWhere(entry.task.action.cwd)} and the folders inside it)`] : [];
+  return [`verdict approvals approve ${id} [--scope once|task|run]${always.length ? " [--always]" : ""} [--note TEXT]`, ...always, `verdict approvals reject ${id} --reason "TEXT"`];
 }
 
 /** One line of a listing. */

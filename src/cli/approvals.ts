@@ -4,6 +4,7 @@
  * schema_version, command, status, exit_code, message, code, fix, and the
  * command's data).
  */
+import { jsonDocument } from "./json.ts";
 import { decideTask, journalPath, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
 import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
@@ -20,7 +21,7 @@ import { USAGE_EXIT } from "./common.ts";
  */
 export const ASSISTANT_SHELL_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "VERDICT_RUN_CALL"];
 
-const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 2, already: 3, always: 4, notFound: 15 } as const;
+const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 5, already: 3, always: 4, notFound: 15 } as const;
 
 const HELP = `Usage: verdict approvals <command> [options]
 
@@ -41,8 +42,8 @@ const HELP = `Usage: verdict approvals <command> [options]
 ID is a task id or a unique prefix of it (at least 4 characters). --digest
 refuses the decision unless the task still has the digest you were shown.
 Options: --json (machine-readable output), --help.
-Exit status: 0 done (request: allowed), 1 the journal is damaged (request: not allowed), 2 usage error or the call
-changed since it was shown, 3 already decided, 4 the "always" rule could not
+Exit status: 0 done (request: allowed), 1 the journal is damaged (request: not allowed), 2 usage error,
+5 the call changed since it was shown, 3 already decided, 4 the "always" rule could not
 be written, 15 no such task.`;
 
 type Parsed = { positional: string[]; flags: Map<string, string | true> };
@@ -90,7 +91,7 @@ function emit(json: boolean, envelope: Envelope, human: string[]): number {
       ...(envelope.fix ? { fix: envelope.fix } : {}),
       ...envelope.data,
     };
-    console.log(JSON.stringify(out, null, 2));
+    console.log(jsonDocument(out, 2));
   } else if (envelope.exit === 0) {
     if (human.length > 0) console.log(human.join("\n"));
   } else {

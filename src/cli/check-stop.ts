@@ -3,6 +3,7 @@
  * requests (oldest first) and the assistant's final message, with the same
  * function the hook adapters use.
  */
+import { jsonDocument } from "./json.ts";
 import { resolve } from "node:path";
 import type { TranscriptFacts } from "../answerers/turn-rules.ts";
 import { judgeTurnEnd } from "../judge/judge.ts";
@@ -136,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
     result.loaded,
   );
   if (parsed.json) {
-    console.log(JSON.stringify(judgment, null, 2));
+    console.log(jsonDocument(judgment as unknown as Record<string, unknown>, 2));
   } else {
     console.log(`${judgment.verdict}: ${judgment.line}`);
     if (judgment.modelNotUsed && judgment.modelNotUsedKind !== "off" && !judgment.line.includes(judgment.modelNotUsed)) {

@@ -8,9 +8,10 @@
  * verdict among the lines. A single command is written to the decision log
  * (as the hooks' judgments are); a --stdin batch is not, unless --log.
  */
+import { jsonDocument } from "./json.ts";
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
-import { VERDICTS, type Verdict } from "../core/answers.ts";
+import { stricter, type Verdict } from "../core/answers.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
@@ -110,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     out.push(text);
     size += text.length;
     if (size > 1 << 16) flush();
-    if (VERDICTS.indexOf(judged.verdict) > VERDICTS.indexOf(strictest)) strictest = judged.verdict;
+    strictest = stricter(strictest, judged.verdict);
   }
   flush();
   return CHECK_EXIT[strictest];
@@ -166,7 +167,7 @@ function write(judged: CommandJudgment, command: string, cwd: string, json: bool
 }
 
 function render(judged: CommandJudgment, command: string, cwd: string, json: boolean, batch = false): string {
-  if (json) return JSON.stringify(toJson(judged, command, cwd));
+  if (json) return jsonDocument(toJson(judged, command, cwd) as unknown as Record<string, unknown>);
   const lines = [`${judged.verdict}: ${judged.line}`];
   if (batch) lines.unshift(`$ ${shown(command)}`);
   if (judged.rule) lines.push(`  rule ${judged.rule.id}, on: ${shown(judged.rule.command.argv.join(" "))}`);

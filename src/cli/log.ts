@@ -4,13 +4,14 @@
  *   verdict log [--tail N] [--json]    the last N decisions (default 20), oldest first
  *   verdict log --stats [--json]       verdicts by act, answerer share, model latency, fallbacks
  */
+import { jsonDocument } from "./json.ts";
 import { decisionLogPath } from "../log/paths.ts";
 import { readDecisions, type DecisionRecord } from "../log/decisions.ts";
 import { summarise, type Percentiles, type Stats } from "../log/stats.ts";
 import { parseOptions } from "./args.ts";
 import { usageError } from "./common.ts";
 
-const HELP = `Usage: verdict log [--tail N] [--json] [--stats]
+const HELP = `Usage: verdict log [--tail N] [--json] [--stats] [--self-tests]
 
 Shows the decision log ($XDG_STATE_HOME/verdict/decisions.jsonl, default
 ~/.local/state/verdict/decisions.jsonl, with its rotated copies).
@@ -19,11 +20,19 @@ Shows the decision log ($XDG_STATE_HOME/verdict/decisions.jsonl, default
   --json     the records as JSON lines (with --stats: the statistics as JSON)
   --stats    verdicts by act, answerer share, model latency percentiles,
              fallbacks to the rules and their reasons
+  --self-tests  include the judgments of verdict's own checks (install and
+             doctor round trips), which are left out otherwise
 
 Exit status: 0, or 2 for a usage error.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const parsed = parseOptions(argv, { json: { type: "boolean" }, stats: { type: "boolean" }, tail: { type: "string" }, help: { type: "boolean", short: "h" } });
+  const parsed = parseOptions(argv, {
+    json: { type: "boolean" },
+    stats: { type: "boolean" },
+    "self-tests": { type: "boolean" },
+    tail: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   if ("error" in parsed) return usageError(parsed.error, HELP);
   if (parsed.values.help) {
     console.log(HELP);
@@ -35,16 +44,19 @@ export async function main(argv: string[]): Promise<number> {
   const tail = text === undefined ? 20 : Number(text);
   const json = parsed.values.json === true;
   const stats = parsed.values.stats === true;
-  const { records, skipped } = readDecisions();
+  const selfTests = parsed.values["self-tests"] === true;
+  const read = readDecisions();
+  const { skipped } = read;
+  const records = selfTests ? read.records : read.records.filter((record) => !record.self_test);
   if (skipped > 0) console.error(`verdict: ${skipped} line${skipped === 1 ? "" : "s"} of the log could not be read`);
   if (stats) {
     const summary = summarise(records);
-    console.log(json ? JSON.stringify(summary, null, 2) : renderStats(summary));
+    console.log(json ? jsonDocument(summary as unknown as Record<string, unknown>, 2) : renderStats(summary));
     return 0;
   }
   const shown = tail === 0 ? records : records.slice(-tail);
   if (json) {
-    for (const record of shown) console.log(JSON.stringify(record));
+    for (const record of shown) console.log(jsonDocument(record as unknown as Record<string, unknown>));
     return 0;
   }
   if (shown.length === 0) {

@@ -32,7 +32,7 @@ export function usage(): string {
     ...lines,
     "",
     "Options: --help (also after a command), --version",
-    "Exit status 2 means a usage or policy error; each command documents the rest.",
+    "Exit status 2 means a usage or policy error; each command documents the rest (see the README's table).",
   ].join("\n");
 }
 

@@ -10,6 +10,7 @@
  *
  * Exit status: 0 fine, 1 a policy example does not hold, 2 a usage or policy error.
  */
+import { jsonDocument } from "./json.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import schemaText from "../../policy/schema.json" with { type: "text" };
@@ -120,7 +121,7 @@ function show(flags: Flags, cwd: string): number {
   if (!loaded) return USAGE_EXIT;
   if (flags.json) {
     const origins = Object.fromEntries([...(loaded.origins ?? [])].map(([path, origin]) => [path, `${origin.layer}: ${origin.file}`]));
-    console.log(JSON.stringify({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, null, 2));
+    console.log(jsonDocument({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, 2));
     return 0;
   }
   console.log(`effective policy ${loaded.digest}`);

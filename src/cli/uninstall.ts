@@ -1,12 +1,16 @@
 /** verdict uninstall <host> [--project] [--dry-run]: removes exactly verdict's own hook entries. */
+import { repositoryRoot } from "../policy/layers.ts";
 import { planUninstall, settingsPath, SettingsError } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES } from "../hosts/types.ts";
 import { usageError } from "./common.ts";
 import { parseArgs, readIfExists, writeWithBackup } from "./install.ts";
 
-const HELP = `Usage: verdict uninstall <${HOST_NAMES.join("|")}> [--project] [--dry-run]
+const HELP = `Usage: verdict uninstall <${HOST_NAMES.join("|")}> [--project | --local] [--dry-run]
 
-Removes verdict's hooks from the host's settings (the same files as verdict install), and nothing else.`;
+Removes verdict's hooks from the host's settings (the same files as verdict install, project files at the
+repository root), and nothing else; comments and formatting are kept.
+
+Exit status: 0 removed (or nothing to remove); 1 the settings file cannot be read; 2 usage error.`;
 
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -15,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const args = parseArgs(argv, HELP);
   if (typeof args === "string") return usageError(args);
-  const file = settingsPath(args.host, args.scope, process.cwd());
+  const file = settingsPath(args.host, args.scope, repositoryRoot(process.cwd()) ?? process.cwd());
   const text = readIfExists(file);
   if (text === undefined) {
     console.log(`${HOST_TITLES[args.host]}: ${file} does not exist; nothing to remove.`);

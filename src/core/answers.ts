@@ -7,9 +7,25 @@
 export const VERDICTS = ["allow", "pass", "ask", "deny"] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * How strict a verdict is: the one order allow < pass < ask < deny that every
+ * place combining verdicts uses (the parts of a line, several rules on one
+ * part, a batch of checked lines).
+ */
+export function strictness(verdict: Verdict): number {
+  return VERDICTS.indexOf(verdict);
+}
+
 /** The stricter of two verdicts. */
 export function stricter(a: Verdict, b: Verdict): Verdict {
-  return VERDICTS.indexOf(a) >= VERDICTS.indexOf(b) ? a : b;
+  return strictness(a) >= strictness(b) ? a : b;
+}
+
+/** The strictest of some verdicts; `allow` for none. */
+export function strictest(verdicts: Iterable<Verdict>): Verdict {
+  let top: Verdict = "allow";
+  for (const verdict of verdicts) top = stricter(top, verdict);
+  return top;
 }
 
 /** Where an answer's probabilities came from. */

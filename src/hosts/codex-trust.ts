@@ -58,3 +58,74 @@ export function listCodexHooks(codex: string, cwd: string, env: Record<string, s
 export function trustToml(hooks: CodexHook[]): string {
   return hooks.map((hook) => `\n[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash ?? "")}\n`).join("");
 }
+
+/**
+ * What doctor needs, without touching the person's Codex home: `codex app-server` runs with a throwaway
+ * CODEX_HOME and HOME (a copy of the user hooks.json, the project marked trusted, plugins, apps, updates
+ * and analytics off, so it fetches nothing), and only lists the hooks with their current hashes. Whether
+ * each is trusted is then read from the real config.toml's [hooks.state."<key>"] trusted_hash (a hook's
+ * hash does not depend on where its file is, measured on 0.171.0). The throwaway home is removed after.
+ */
+export type CodexTrust = { key: string; eventName?: string; trusted: boolean; status: string };
+
+export function throwawayConfig(projectRoot: string): string {
+  return [
+    "check_for_update_on_startup = false",
+    "",
+    "[analytics]",
+    "enabled = false",
+    "",
+    "[features]",
+    "plugins = false",
+    "remote_plugin = false",
+    "apps = false",
+    "in_app_updates = false",
+    "",
+    `[projects.${JSON.stringify(projectRoot)}]`,
+    'trust_level = "trusted"',
+    "",
+  ].join("\n");
+}
+
+/** The trusted hashes recorded in a Codex config.toml, by hook key. */
+export function trustedHashes(configText: string | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!configText) return found;
+  let parsed: any;
+  try {
+    parsed = Bun.TOML.parse(configText);
+  } catch {
+    return found;
+  }
+  const state = parsed?.hooks?.state;
+  if (state && typeof state === "object") for (const [key, value] of Object.entries(state)) if (typeof (value as any)?.trusted_hash === "string") found.set(key, (value as any).trusted_hash);
+  return found;
+}
+
+export async function codexTrust(codex: string, cwd: string, projectRoot: string, codexHome: string, timeoutMs = 20_000): Promise<CodexTrust[]> {
+  const { mkdtempSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const temp = mkdtempSync(join(tmpdir(), "verdict-doctor-codex-"));
+  try {
+    const realHooks = join(codexHome, "hooks.json");
+    if (existsSync(realHooks)) copyFileSync(realHooks, join(temp, "hooks.json"));
+    writeFileSync(join(temp, "config.toml"), throwawayConfig(projectRoot));
+    const env = { PATH: process.env.PATH, HOME: temp, CODEX_HOME: temp, TMPDIR: temp, LANG: process.env.LANG };
+    const hooks = await listCodexHooks(codex, cwd, env, timeoutMs);
+    let config: string | undefined;
+    try {
+      config = readFileSync(join(codexHome, "config.toml"), "utf8");
+    } catch {}
+    const trusted = trustedHashes(config);
+    const prefix = `${join(temp, "hooks.json")}:`;
+    return hooks.map((hook) => {
+      const key = hook.key.startsWith(prefix) ? `${realHooks}:${hook.key.slice(prefix.length)}` : hook.key;
+      const recorded = trusted.get(key);
+      const ok = hook.isManaged === true || (recorded !== undefined && recorded === hook.currentHash);
+      return { key, eventName: hook.eventName, trusted: ok, status: ok ? "trusted" : recorded ? "modified since it was trusted" : "untrusted" };
+    });
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}

@@ -7,6 +7,9 @@ import type { HostName } from "./types.ts";
 
 export const ROUND_TRIP_COMMAND = "rm -rf ~";
 
+/** Set in the environment of verdict's own checks (install's and doctor's round trips, doctor's judgment). */
+export const SELF_TEST_ENV = "VERDICT_SELF_TEST";
+
 export function samplePayload(host: HostName, command: string, cwd: string): Record<string, unknown> {
   switch (host) {
     case "claude":
@@ -118,7 +121,8 @@ export function runHookCommand(command: string, payload: unknown, cwd: string, t
 }
 
 export async function roundTrip(host: HostName, command: string, cwd: string, timeoutMs: number): Promise<RoundTrip> {
-  const result = await runHookCommand(command, samplePayload(host, ROUND_TRIP_COMMAND, cwd), cwd, timeoutMs);
+  // VERDICT_SELF_TEST marks the judgment as a self-test in the decision log (kept out of log and --stats).
+  const result = await runHookCommand(command, samplePayload(host, ROUND_TRIP_COMMAND, cwd), cwd, timeoutMs, { ...process.env, [SELF_TEST_ENV]: "1" });
   const effect = result.timedOut ? "timed out" : replyEffect(host, result.stdout, result.exitCode);
   return { ...result, effect, ok: effect === "blocks" || (effect === "asks" && (host === "claude" || host === "cursor")) };
 }

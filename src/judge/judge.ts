@@ -10,7 +10,7 @@
  */
 import { answerCommandByRules, type RuleHit } from "../answerers/rules.ts";
 import { askJev } from "../answerers/jev.ts";
-import { askOpenAI } from "../answerers/openai.ts";
+import { askOpenAI, isLoopbackUrl } from "../answerers/openai.ts";
 import { answerTurnByRules, type TranscriptFacts, type TurnRuleHit } from "../answerers/turn-rules.ts";
 import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
@@ -19,7 +19,7 @@ import type { Policy } from "../policy/schema.ts";
 import { durationMs } from "../core/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
-import type { ChoiceAnswer, CommandAnswers, EndingAnswers, ScoreAnswer, Verdict, Verdicted } from "../core/answers.ts";
+import { stricter, type ChoiceAnswer, type CommandAnswers, type EndingAnswers, type ScoreAnswer, type Verdict, type Verdicted } from "../core/answers.ts";
 import { cacheDir, cacheKey, cwdKind, readCached, writeCached, type CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "../core/questions.ts";
@@ -112,7 +112,9 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
   if (policy.judge.answerer === "rules") return { off: "rules only (judge.answerer is rules)" };
   const provider = policy.model.provider;
   const endpoint = policy.model[provider];
-  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env]) {
+  // An OpenAI-compatible endpoint on loopback needs no key (openaiKey).
+  const keyless = provider === "openai" && isLoopbackUrl(endpoint.base_url);
+  if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env] && !keyless) {
     return { off: `no model configured: ${endpoint.key_env} is not set` };
   }
   return { provider };
@@ -208,14 +210,20 @@ function loggedAnswers(answers: CommandAnswers | EndingAnswers | undefined): Rec
   );
 }
 
-/** The rule engine's verdict on a command that no rule decides outright. */
+/** How the line the user reads ends, by verdict. */
+const ENDINGS: Record<Verdict, string> = { allow: "allowed", pass: "left to the usual permission check", ask: "asked", deny: "denied" };
+
+/**
+ * The rule engine's verdict on a command: the strictest of its parts' (the engine's), made
+ * stricter still when the machine has too little memory for the heaviest part.
+ */
 function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, memory: (answers: CommandAnswers) => number | undefined): Verdicted {
-  if (!rules.answers) {
-    // Why each unknown command is unknown: no rule knows it, or its path is not trusted to be what its name says (/tmp/git).
-    const whys = [...new Set(rules.unknownWhy)].join("; ");
-    return { verdict: "pass", line: `rules: ${whys || "no rule knows this command"}; left to the usual permission check` };
-  }
-  return commandVerdict(policy, rules.answers, memory(rules.answers), "rules");
+  const verdicted: Verdicted = { verdict: rules.verdict, line: `rules: ${rules.line}; ${ENDINGS[rules.verdict]}` };
+  if (!rules.answers) return verdicted;
+  const mb = memory(rules.answers);
+  if (mb === undefined || mb >= neededMb(policy, rules.answers.load.score)) return verdicted;
+  const short = commandVerdict(policy, rules.answers, mb, "rules");
+  return stricter(short.verdict, verdicted.verdict) === verdicted.verdict ? verdicted : short;
 }
 
 /** Repository roots by working directory, for the judgments of one process (a --stdin batch, policy test). */
@@ -293,7 +301,7 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   if (rules.decision && rules.rule) {
     return finish({
       verdict: rules.decision,
-      line: `rules: ${rules.rule.reason} (rule ${rules.rule.id})`,
+      line: `rules: ${rules.line}`,
       answerer: "rules",
       answers: rules.answers,
       rule: rules.rule,

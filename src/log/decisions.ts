@@ -68,11 +68,14 @@ export type DecisionRecord = {
   latency_ms: number;
   policy_digest: string;
   available_mb?: number;
+  /** A judgment made by verdict's own install / doctor checks, not for an agent (VERDICT_SELF_TEST=1). */
+  self_test?: true;
 };
 
 /** Appends a record. Never throws: a log that cannot be written is reported on stderr, the judgment stands. */
 export function logDecision(record: DecisionRecord, policy: Pick<Policy, "log">, env: Env = process.env): void {
   if (env.VERDICT_LOG === "off") return;
+  if (env.VERDICT_SELF_TEST === "1") record = { ...record, self_test: true };
   try {
     appendLine(decisionLogPath(env), JSON.stringify(record), { maxBytes: bytes(policy.log.max_size), keep: policy.log.keep });
   } catch (error) {

@@ -94,6 +94,13 @@ export const RuleMatch = z
           "verdict approvals approve --always writes rules of this kind.",
         ].join(" "),
       ),
+    where: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "An absolute folder: the rule holds only for a command whose working directory is this folder or one inside it. verdict approvals approve --always writes the project's root here (the repository root, or the working directory outside a repository), so an approval made in one project does not apply in another.",
+      ),
   })
   .describe("What a command must look like for the rule to apply; every given field must hold.");
 

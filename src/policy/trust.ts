@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isMap } from "./merge.ts";
 import { durationMs } from "../core/units.ts";
+import { VERDICTS } from "../core/answers.ts";
 
 export function configDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || env.USERPROFILE || ".", ".config");
@@ -54,7 +55,10 @@ export function trust(env: Record<string, string | undefined>, file: string, dig
 }
 
 /** How a value can only tighten verdicts. */
-type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: string[] /* strictest first */ };
+type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: readonly string[] /* strictest first */ };
+
+/** Verdicts strictest first: the one order of src/core/answers.ts. */
+const VERDICT_ORDER = { order: [...VERDICTS].reverse() };
 
 /**
  * The keys an untrusted layer may change, and in which direction. Anything
@@ -73,14 +77,14 @@ const DIRECTIONS: Record<string, Direction> = {
   // An expired approval is a refusal, so a shorter wait refuses sooner.
   "approvals.wait_at_most": "shorter-is-stricter",
   "task.effects": { order: ["read-only", "workspace", "any"] },
-  "hosts.on_error.claude": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.codex": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.gemini": { order: ["deny", "ask", "pass"] },
-  "hosts.on_error.cursor": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.claude": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.codex": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.gemini": { order: ["deny", "ask", "pass"] },
-  "hosts.ask_becomes.cursor": { order: ["deny", "ask", "pass"] },
+  "hosts.on_error.claude": VERDICT_ORDER,
+  "hosts.on_error.codex": VERDICT_ORDER,
+  "hosts.on_error.gemini": VERDICT_ORDER,
+  "hosts.on_error.cursor": VERDICT_ORDER,
+  "hosts.ask_becomes.claude": VERDICT_ORDER,
+  "hosts.ask_becomes.codex": VERDICT_ORDER,
+  "hosts.ask_becomes.gemini": VERDICT_ORDER,
+  "hosts.ask_becomes.cursor": VERDICT_ORDER,
 };
 
 /** Lists whose entries an untrusted layer may add, when each entry passes its check. */

@@ -62,8 +62,13 @@ export class Walker {
   private readonly sinks: number[] = [];
   private pipes = 0;
   readonly assignments: Record<string, string> = {};
+  /** Variables assigned more than once on the line: which value a use sees depends on order. */
+  readonly reassigned = new Set<string>();
+  /** Functions that call themselves (a fork bomb among them). */
+  readonly recursive = new Set<string>();
   private readonly funcs = new Map<string, { body: Command; ctx: Ctx; walks: number }>();
-  private readonly active = new Set<string>();
+  /** The function bodies being walked: a body, not a name, since a function may redefine itself before calling the new body. */
+  private readonly active = new Set<Command>();
 
   constructor(
     /** The top-level line, for positions in error messages. */
@@ -201,7 +206,10 @@ export class Walker {
         // `> file` alone is `: > file`: it truncates or creates the file, so it is reported.
         this.emit({ program: ":", name: ":", argv: [":"], env, redirects: [...ctx.redirs, ...redirs], via: [...ctx.via], dynamic: false, cwd: ctx.scope.cwd }, ctx.sink);
       } else {
-        for (const a of cmd.assigns) this.assignments[a.name] = wordText(a.value, pos);
+        for (const a of cmd.assigns) {
+          if (Object.hasOwn(this.assignments, a.name)) this.reassigned.add(a.name);
+          this.assignments[a.name] = wordText(a.value, pos);
+        }
       }
       return;
     }
@@ -415,13 +423,18 @@ export class Walker {
 
   private callFunction(name: string, ctx: Ctx, args: Positional, stdin: Stdin | undefined): void {
     const f = this.funcs.get(name);
-    if (f === undefined || this.active.has(name) || f.walks >= CALLS_PER_FUNCTION) return;
+    if (f === undefined) return;
+    if (this.active.has(f.body)) {
+      this.recursive.add(name);
+      return;
+    }
+    if (f.walks >= CALLS_PER_FUNCTION) return;
     f.walks++;
-    this.active.add(name);
+    this.active.add(f.body);
     try {
       this.command(f.body, { ...ctx, via: [...ctx.via, `${name}()`], positional: args ?? ctx.positional }, stdin);
     } finally {
-      this.active.delete(name);
+      this.active.delete(f.body);
     }
   }
 

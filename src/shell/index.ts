@@ -17,7 +17,13 @@ export function parseCommandLine(line: string, opts?: { cwd?: string; maxDepth?:
     const list = parseScript(new Source(line, 0, budget));
     const walker = new Walker(line, opts?.maxDepth ?? DEFAULT_MAX_DEPTH, budget);
     walker.walkTop(list, opts?.cwd);
-    return { ok: true, commands: walker.out, assignments: walker.assignments };
+    return {
+      ok: true,
+      commands: walker.out,
+      assignments: walker.assignments,
+      ...(walker.reassigned.size > 0 ? { reassigned: [...walker.reassigned] } : {}),
+      ...(walker.recursive.size > 0 ? { recursive: [...walker.recursive] } : {}),
+    };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, error: `${position(line, e.pos)}: ${e.message}` };
     if (e instanceof WalkError) return { ok: false, error: e.message };

@@ -40,5 +40,13 @@ export type ExecutedCommand = {
 };
 
 export type ParseResult =
-  | { ok: true; commands: ExecutedCommand[]; assignments: Record<string, string> }
+  | {
+      ok: true;
+      commands: ExecutedCommand[];
+      assignments: Record<string, string>;
+      /** Variables assigned more than once on the line (their value at a use depends on order). */
+      reassigned?: string[];
+      /** Functions defined on the line that call themselves, directly or through another. */
+      recursive?: string[];
+    }
   | { ok: false; error: string };

@@ -322,6 +322,41 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       }
       return { k: "self" };
     }
+    case "script": {
+      // script [options] -c COMMAND [file]: the command is shell code run in a new terminal session.
+      for (let j = after; j < end; j++) {
+        const a = argv[j] as string;
+        if (a === "--") break;
+        if (a === "-c" || a === "--command") return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
+        if (a.startsWith("--command=")) return { k: "code", label: "script -c", code: a.slice(10), consumed: [j] };
+        if (/^-[a-zA-Z]*c$/.test(a)) return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
+      }
+      // BSD script [-q] [file [command ...]]: a command after the file runs in the session.
+      const { next } = readOptions(argv, after, end, { arg: "tTFEIOBm", long: ["timing", "log-io", "log-in", "log-out", "log-timing", "echo", "logging-format", "output-limit"] });
+      return next + 1 < end ? wrapIf(next + 1, "script") : { k: "self" };
+    }
+    case "tmux": {
+      // tmux [global options] new-session|new-window|split-window|respawn-*|run-shell|display-popup [options] [shell-command]:
+      // the command is shell code tmux runs in its own session, after this line has ended.
+      const global = readOptions(argv, after, end, { arg: "LSfcT" });
+      const sub = argv[global.next];
+      if (sub === "send-keys" || sub === "send") {
+        // The keys are typed into a shell in that session: the words, less key names such as Enter, are code.
+        const { next } = readOptions(argv, global.next + 1, end, { arg: "NtT" });
+        const keys = argv.slice(next, end).filter((key) => !/^(Enter|C-m|C-j|KPEnter|Escape|Tab|Space|BSpace|C-[a-z])$/.test(key));
+        return keys.length > 0 ? { k: "code", label: "tmux send-keys", code: keys.join(" "), consumed: range(next, end) } : { k: "self" };
+      }
+      const values = sub === undefined ? undefined : TMUX_COMMAND_OPTIONS[sub];
+      if (values === undefined) return { k: "self" };
+      const { next } = readOptions(argv, global.next + 1, end, { arg: values });
+      return next < end ? { k: "code", label: "tmux", code: argv.slice(next, end).join(" "), consumed: range(next, end) } : { k: "self" };
+    }
+    case "screen": {
+      // screen [options] [command [args]]: the command runs in a new (often detached) session; -r/-x/-ls only attach or list.
+      const { next, opts } = readOptions(argv, after, end, { arg: "SchpsTtXel", long: ["Logfile"] });
+      if (has(opts, "r", "R", "x", "ls", "list", "wipe", "X", "Q", "v", "version", "help")) return { k: "self" };
+      return wrapIf(next, "screen");
+    }
     case "source":
     case ".":
       return after < end ? { k: "script-file", label: "source", index: after } : { k: "self" };
@@ -335,6 +370,24 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
 }
 
 /** Code made of the words argv[from, to), joined with spaces as eval, ssh and watch do. */
+/** tmux commands that run a shell command, and the letters of their options that take a value. */
+const TMUX_COMMAND_OPTIONS: Record<string, string> = {
+  new: "cefFnstxy",
+  "new-session": "cefFnstxy",
+  neww: "cefFnt",
+  "new-window": "cefFnt",
+  splitw: "cefFlpt",
+  "split-window": "cefFlpt",
+  respawnp: "cet",
+  "respawn-pane": "cet",
+  respawnw: "cet",
+  "respawn-window": "cet",
+  run: "dt",
+  "run-shell": "dt",
+  popup: "bcdehsStTwxy",
+  "display-popup": "bcdehsStTwxy",
+};
+
 function joined(argv: readonly string[], label: string, from: number, to: number): Step {
   return { k: "code", label, code: argv.slice(from, to).join(" "), consumed: range(from, to) };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { alwaysRule, alwaysRuleId, alwaysSupported, layerFile, layerProblem, writeAlwaysRule, EXACT_FIELD, AlwaysError } from "../../src/approvals/always.ts";
@@ -35,6 +35,17 @@ describe("always", () => {
     expect(alwaysRuleId(task("rm -rf build"))).not.toBe(alwaysRuleId(task("rm -rf dist")));
   });
 
+  test("the rule is bound to the project: the repository root, or the working directory outside a repository", () => {
+    box = sandbox();
+    expect(alwaysRule(task(), dana, defaultPolicy(), new Date()).match).toMatchObject({ where: box.project });
+    if (!existsSync(join(box.project, ".git"))) mkdirSync(join(box.project, ".git"));
+    const sub = join(box.project, "pkg");
+    mkdirSync(sub);
+    const call = toCall({ command: "rm -rf build", cwd: sub, host: "codex", session: "s1" }, judgment());
+    const inSub = approvalTask(call, shownVerdict(judgment()), [], ["once", "always"], { openedAt: new Date(), dueAt: new Date(Date.now() + 1000), batched: false, n: 0 }) as Task & ApprovalFacts;
+    expect(alwaysRule(inSub, dana, defaultPolicy(), new Date()).match).toMatchObject({ where: box.project });
+  });
+
   test("the user layer is $XDG_CONFIG_HOME/verdict/policy.yaml; the repo layer .verdict/policy.yaml at the repository root", () => {
     box = sandbox();
     expect(layerFile("user", box.project, box.env)).toBe(join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"));
@@ -47,7 +58,7 @@ describe("always", () => {
     box = sandbox();
     const file = join(box.root, "config", "verdict", "policy.yaml");
     const rule = alwaysRule(task(), dana, defaultPolicy(), new Date());
-    expect(writeAlwaysRule(file, "user", rule, "why", validate)).toEqual({ layer: "user", file, rule_id: String(rule.id) });
+    expect(writeAlwaysRule(file, "user", rule, "why", validate)).toEqual({ layer: "user", file, rule_id: String(rule.id), where: box.project });
     expect(parse(readFileSync(file, "utf8")).rules[0].match[EXACT_FIELD]).toBe("rm -rf build");
   });
 

@@ -2,7 +2,8 @@
 // process, decisions from another, scopes, "always", expiry, a changed call, concurrent appends, and
 // verify on a torn and an edited journal. Every process gets temp XDG folders.
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alwaysSupported, EXACT_FIELD } from "../../src/approvals/always.ts";
 import { BINARY } from "../support/binary.ts";
@@ -106,6 +107,7 @@ describe("verdict approvals through the binary", () => {
   test("always writes a rule into the chosen layer (or says why it cannot, recording nothing)", () => {
     box = sandbox();
     const id = idIn(request("rm -rf build").stderr)!;
+    if (alwaysSupported()) expect(verdict(["approvals", "show", id]).stdout).toContain(`--always also writes a rule allowing exactly this command in ${box.project}`);
     const ran = verdict(["approvals", "approve", id, "--always", "--layer", "user", "--json"]);
     const file = join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml");
     if (alwaysSupported()) {
@@ -122,6 +124,12 @@ describe("verdict approvals through the binary", () => {
       expect(checked("rm -rf build")).toMatchObject({ verdict: "allow", rule: { id: out.decision.always.rule_id } });
       for (const wider of ["sudo rm -rf build", "rm -rf build ~", "echo build | xargs rm -rf build"]) expect(checked(wider).rule?.id).not.toBe(out.decision.always.rule_id);
       expect(checked("sudo rm -rf build").verdict).not.toBe("allow");
+      // ...and only in the project where it was approved.
+      expect(out.decision.always.where).toBe(box.project);
+      const elsewhere = mkdtempSync(join(tmpdir(), "verdict-elsewhere-"));
+      const there = JSON.parse(verdict(["check", "--json", "--no-log", "--cwd", elsewhere, "--", "rm -rf build"]).stdout) as { verdict: string; rule?: { id: string } };
+      expect(there.rule?.id).not.toBe(out.decision.always.rule_id);
+      expect(text).toContain(`where: ${box.project}`);
     } else {
       expect(ran.code).toBe(4);
       expect(JSON.parse(ran.stdout)).toMatchObject({ code: "ALWAYS", status: "error" });
@@ -152,7 +160,7 @@ describe("verdict approvals through the binary", () => {
     const listed = tasks();
     const digestOf = (id: string) => listed.find((t) => t.id.startsWith(id))!.task.digest;
     const refused = verdict(["approvals", "approve", b, "--digest", digestOf(a).slice(0, 12), "--json"]);
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(5);
     expect(JSON.parse(refused.stdout).code).toBe("CALL-CHANGED");
     expect(verdict(["approvals", "approve", a, "--scope", "run"]).code).toBe(0);
     expect(request("rm -rf build dist").code).toBe(1);

@@ -5,7 +5,7 @@
 // (lib/mcp-server.ts) registered the host's way: its delete tool is stopped, its list tool runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import { CODEX_CONFIG, describe as summary, hostSetup, makeSandbox, runHost, type HostSetup, type Outcome, type Sandbox } from "./lib/harness.ts";
@@ -55,6 +55,8 @@ for (const name of e2eHosts()) {
       const sb = makeSandbox(`${name}-tools`);
       boxes.push(sb);
       const setup = hostSetup(host, sb, undefined, { codexBypassTrust: true });
+      // verdict on PATH, as installed: a project install writes `verdict hook <host>` found there
+      setup.env.PATH = `${dirname(VERDICT)}:${setup.env.PATH}`;
       if (opts.mcp) addMcpServer(name, sb, setup);
       const install = name === "codex" ? [VERDICT, "install", "codex"] : [VERDICT, "install", name, "--project"];
       const o = await runHost(sb, setup, steps(sb), { timeoutMs: 90_000, pre: [install] });

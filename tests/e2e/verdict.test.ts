@@ -3,7 +3,7 @@
 // whose turn rule recognises a turn that stopped early. The compiled binary (dist/verdict) is what runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import { describe as summary, hostSetup, makeSandbox, runHost, type Outcome, type Sandbox } from "./lib/harness.ts";
@@ -65,6 +65,8 @@ for (const name of e2eHosts()) {
       const sb = makeSandbox(`${name}-verdict`);
       boxes.push(sb);
       const setup = hostSetup(host, sb, undefined, { codexBypassTrust: !opts.trustCodexHooks });
+      // verdict on PATH, as installed: a project install writes `verdict hook <host>` found there
+      setup.env.PATH = `${dirname(VERDICT)}:${setup.env.PATH}`;
       setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] = POLICY;
       const install = name === "codex" ? [VERDICT, "install", "codex"] : [VERDICT, "install", name, "--project"];
       const pre = [install];

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
-import { BINARY, isolatedEnv, run, tempDir } from "../support/binary.ts";
+import { BINARY, isolatedEnv, run, tempDir, withVerdictOnPath } from "../support/binary.ts";
+import { portableHookCommand } from "../../src/hosts/settings.ts";
 import { sample, withCommand } from "./helpers.ts";
 
 const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
@@ -115,7 +116,7 @@ describe("verdict install / uninstall / doctor", () => {
 
   test("install claude --project keeps other hooks in meaning, a second install changes nothing, uninstall restores", () => {
     const project = tempDir("verdict-project-");
-    const env = isolatedEnv();
+    const env = withVerdictOnPath(isolatedEnv());
     mkdirSync(join(project, ".claude"));
     const file = join(project, ".claude", "settings.json");
     writeFileSync(file, JSON.stringify(others, null, 4));
@@ -127,7 +128,7 @@ describe("verdict install / uninstall / doctor", () => {
     expect(parsed.env).toEqual(others.env);
     expect(parsed.hooks.PostToolUse).toEqual(others.hooks.PostToolUse);
     expect(parsed.hooks.PreToolUse[0]).toEqual(others.hooks.PreToolUse[0]);
-    expect(parsed.hooks.PreToolUse[1].hooks[0].command).toBe(`${BINARY} hook claude`);
+    expect(parsed.hooks.PreToolUse[1].hooks[0].command).toBe(portableHookCommand("claude"));
     expect(parsed.hooks.Stop[0]).toEqual(others.hooks.Stop[0]);
     expect(readdirSync(join(project, ".claude")).some((name) => name.startsWith("settings.json.verdict-backup-"))).toBe(true);
 
@@ -173,7 +174,7 @@ describe("verdict install / uninstall / doctor", () => {
 
   test("doctor finds the installed host, checks the binary and the round trip, reports the policy", () => {
     const project = tempDir("verdict-project-");
-    const env = isolatedEnv();
+    const env = withVerdictOnPath(isolatedEnv());
     run(["install", "claude", "--project"], { cwd: project, env });
     const ran = run(["doctor", "--json"], { cwd: project, env });
     const report = JSON.parse(ran.stdout);
@@ -190,7 +191,7 @@ describe("verdict install / uninstall / doctor", () => {
     run(["install", "claude", "--project", "--bin", "/nonexistent/verdict"], { cwd: project, env });
     const ran = run(["doctor"], { cwd: project, env });
     expect(ran.code).toBe(1);
-    expect(ran.stdout).toContain("/nonexistent/verdict, which is not an executable file");
+    expect(ran.stdout).toContain("the hook runs /nonexistent/verdict, which is not found here");
     expect(ran.stdout).toContain("fix: verdict install claude --project");
   });
 });

@@ -218,9 +218,14 @@ describe("OpenAI-compatible", () => {
     expect(await askOpenAI(set, { policy: withUrl(), env: {}, deadline: soon() })).toMatchObject({ ok: false, kind: "labels" });
   });
 
-  test("a named key variable that is unset: not sent", async () => {
+  test("a named key variable that is unset: nothing sent to a remote endpoint; a loopback one is asked without a key", async () => {
     const policyKeyed = { ...withUrl(), model: { ...withUrl().model, openai: { ...withUrl().model.openai, key_env: "OPENAI_API_KEY" } } };
-    expect(await askOpenAI(set, { policy: policyKeyed, env: {}, deadline: soon() })).toMatchObject({ ok: false, kind: "no-key" });
+    const remote = { ...policyKeyed, model: { ...policyKeyed.model, openai: { ...policyKeyed.model.openai, base_url: "https://models.example.invalid/v1" } } };
+    expect(await askOpenAI(set, { policy: remote, env: {}, deadline: soon() })).toMatchObject({ ok: false, kind: "no-key" });
+    fake.requests.length = 0;
+    const keyless = await askOpenAI(set, { policy: policyKeyed, env: {}, deadline: soon() });
+    expect(keyless.ok).toBe(true);
+    expect(fake.requests.filter((request) => request.headers.authorization !== undefined).length).toBe(0);
     // Only this judgment's requests: an earlier test's abandoned request may still arrive.
     fake.requests.length = 0;
     const reply = await askOpenAI(set, { policy: policyKeyed, env: { OPENAI_API_KEY: "sk-local-abcdefghijklmnop" }, deadline: soon() });

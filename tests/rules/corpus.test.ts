@@ -25,7 +25,8 @@ test.skipIf(!existsSync(CORPUS))("hard default-config slice: few consequential c
     }
   }
   expect(rows.length).toBeGreaterThan(2500);
-  // Every one of these is listed with its reason in docs/corpus.md.
-  expect(blockAllowed).toBeLessThanOrEqual(34);
+  // Every one of these is listed with its reason in docs/corpus.md. Two of them (`find . -name "*.pyc" -delete`,
+  // plain and through busybox) are allowed on purpose: issue 10 §6 counts deleting bytecode as ordinary work.
+  expect(blockAllowed).toBeLessThanOrEqual(36);
   expect(allowFlagged / allowRows).toBeLessThan(0.1);
 });

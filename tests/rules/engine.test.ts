@@ -52,7 +52,9 @@ describe("paths", () => {
     ["rm -rf /etc", "deny"],
     ['rm -rf "$DIR"', "ask"],
     ["rm -rf ${TMPDIR:-/tmp}/build", "allow"],
-    ["export TMPDIR=/Users; rm -rf $TMPDIR/x", "ask"],
+    // The line sets TMPDIR itself, so $TMPDIR is /Users: /Users/x is a home folder.
+    ["export TMPDIR=/Users; rm -rf $TMPDIR/x", "deny"],
+    ["export TMPDIR=$(mktemp -d); rm -rf $TMPDIR/x", "ask"],
   ])("%p is %p", (line, verdict) => expect(verdictOf(line) as string).toBe(verdict));
 
   test("git tracks the file: removing it is undone by git", () => {

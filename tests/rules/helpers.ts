@@ -1,6 +1,5 @@
 /** The rule engine on the embedded default policy, as the tests ask it. */
 import { answerCommandByRules, type RuleContext, type RulesAnswer } from "../../src/answerers/rules.ts";
-import { commandVerdict } from "../../src/core/verdict.ts";
 import type { Verdict } from "../../src/core/answers.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/schema.ts";
@@ -19,9 +18,7 @@ export type Judged = { verdict: Verdict; rule?: string; answer: RulesAnswer };
 export function judge(line: string, context: Partial<RuleContext> = {}, policy: Policy = DEFAULT): Judged {
   const answer = answerCommandByRules(line, { ...CONTEXT, ...context }, policy);
   if (!answer.parsed) return { verdict: "ask", answer };
-  if (answer.decision && answer.rule) return { verdict: answer.decision, rule: answer.rule.id, answer };
-  if (!answer.answers) return { verdict: "pass", answer };
-  return { verdict: commandVerdict(policy, answer.answers, undefined, "rules").verdict, rule: answer.rule?.id, answer };
+  return { verdict: answer.verdict, rule: answer.rule?.id, answer };
 }
 
 export const verdictOf = (line: string, context: Partial<RuleContext> = {}) => judge(line, context).verdict;

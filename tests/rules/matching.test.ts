@@ -220,14 +220,14 @@ describe("each field of the rule DSL", () => {
     expect(judged.rule).toBe("rm");
     expect(judged.answer.parsed && judged.answer.rule?.command.via).toEqual(["uv run"]);
   });
-  test("an outright allow needs every command allowed outright", () => {
+  test("the line takes its strictest part: outright allows and ordinary parts allow, one unknown part makes it pass", () => {
     const policy = policyWith([
       { id: "ok", match: { program: "deploy" }, act: "remote", undo: 3, decision: "allow", reason: "r" },
       { id: "ls", match: { program: "ls" }, act: "read", undo: 0, reason: "r" },
     ]);
     expect(judge("deploy", {}, policy).verdict).toBe("allow");
-    expect(judge("deploy && ls", {}, policy).verdict).toBe("ask");
-    expect(judge("deploy && unknown-thing", {}, policy).verdict).toBe("ask");
+    expect(judge("deploy && ls", {}, policy).verdict).toBe("allow");
+    expect(judge("deploy && unknown-thing", {}, policy).verdict).toBe("pass");
   });
   test("a deny anywhere in the line stands", () => {
     const policy = policyWith([

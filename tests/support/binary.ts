@@ -30,3 +30,11 @@ export function run(args: string[], options: { cwd?: string; env?: Record<string
   });
   return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
+
+/** `env` with a folder holding `verdict` (a link to the compiled binary) first on PATH, as an installed verdict is. */
+export function withVerdictOnPath(env: Record<string, string>): Record<string, string> {
+  const { symlinkSync } = require("node:fs") as typeof import("node:fs");
+  const bin = tempDir("verdict-bin-");
+  symlinkSync(BINARY, join(bin, "verdict"));
+  return { ...env, PATH: `${bin}:${env.PATH ?? ""}` };
+}

@@ -98,19 +98,20 @@ describe("verdict run: the effect policy", () => {
   });
 
   test("overwriting an existing file no call read is refused; after a read the same write runs", async () => {
-    const refused = await scripted(["cp a.txt b.txt"], { "a.txt": "new\n", "b.txt": "old\n" });
+    // The target is in build output: overwriting an untracked file elsewhere in the project is a delete the judge asks about.
+    const refused = await scripted(["cp a.txt out/b.txt"], { "a.txt": "new\n", "out/b.txt": "old\n" });
     expect(refused.ran.code).toBe(77);
-    expect(readFileSync(join(refused.s.cwd, "b.txt"), "utf8")).toBe("old\n");
+    expect(readFileSync(join(refused.s.cwd, "out/b.txt"), "utf8")).toBe("old\n");
     expect(refused.evidence.outcome.reason).toBe("target-not-observed");
-    expect(refused.evidence.outcome.message).toContain("read it first (for example test -e b.txt or cat b.txt)");
+    expect(refused.evidence.outcome.message).toContain("read it first (for example test -e out/b.txt or cat out/b.txt)");
 
-    const allowed = await scripted(["cat b.txt", "cp a.txt b.txt"], { "a.txt": "new\n", "b.txt": "old\n" });
+    const allowed = await scripted(["cat out/b.txt", "cp a.txt out/b.txt"], { "a.txt": "new\n", "out/b.txt": "old\n" });
     expect(allowed.ran.code).toBe(0);
-    expect(readFileSync(join(allowed.s.cwd, "b.txt"), "utf8")).toBe("new\n");
+    expect(readFileSync(join(allowed.s.cwd, "out/b.txt"), "utf8")).toBe("new\n");
     const copy = toolSteps(allowed.evidence)[1];
-    expect(copy.targets[0]).toMatchObject({ path: "b.txt", kind: "overwrite" });
-    expect(check(copy, "observed-before-change").detail).toBe("b.txt: read earlier in this run");
-    expect(copy.effects.changed).toEqual(["b.txt"]);
+    expect(copy.targets[0]).toMatchObject({ path: "out/b.txt", kind: "overwrite" });
+    expect(check(copy, "observed-before-change").detail).toBe("out/b.txt: read earlier in this run");
+    expect(copy.effects.changed).toEqual(["out/b.txt"]);
   });
 
   test("a delete the judge flags (ask) waits on its approval; an approval that expires refuses it", async () => {

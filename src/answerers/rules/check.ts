@@ -72,6 +72,9 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
       if (problem) problems.push({ segments: ["match", "env_any", at], found: JSON.stringify(entry), ...problem });
     }
   });
+  if (m.where !== undefined && !m.where.startsWith("/")) {
+    problems.push({ segments: ["match", "where"], message: "match.where must be an absolute folder", found: JSON.stringify(m.where), hint: "write the folder from the root: /home/me/project" });
+  }
   if (m.program === undefined && m.redirect === undefined && m.command_exact === undefined) {
     problems.push({
       segments: ["match"],

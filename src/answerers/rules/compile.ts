@@ -4,6 +4,7 @@
  * only against the rules that could match it.
  */
 import type { Rule } from "../../policy/schema.ts";
+import { posix } from "node:path";
 import type { PathClass } from "./paths.ts";
 import { compileAny, compilePattern, isPattern, type Matcher } from "./pattern.ts";
 
@@ -45,6 +46,8 @@ export type CompiledRule = {
   stdinFrom?: Matcher;
   /** match.command_exact, as compared: see exactLine. */
   commandExact?: string;
+  /** match.where: the folder (absolute, normalised, no trailing slash) the working directory must be in. */
+  where?: string;
 };
 
 /** A rule in the index: compiled when its policy was loaded (a layer's rules) or the first time a command is tried against it (the embedded default's, proven when verdict was built). */
@@ -76,6 +79,19 @@ export type RuleIndex = {
   /** How many rules only tighten (an untrusted layer's): none in the common case. */
   tightening: number;
 };
+
+/** match.where as compared: an absolute folder, normalised, without a trailing slash (except /). */
+export function whereFolder(where: string): string {
+  const normal = posix.normalize(where);
+  return normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
+}
+
+/** Whether `dir` is the folder `where` or inside it. */
+export function inWhere(dir: string | undefined, where: string): boolean {
+  if (dir === undefined) return false;
+  const d = whereFolder(dir);
+  return d === where || d.startsWith(where === "/" ? "/" : `${where}/`);
+}
 
 /** A command line as match.command_exact compares it: leading and trailing whitespace left out, nothing else changed. */
 export function exactLine(line: string): string {
@@ -143,6 +159,7 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   if (m.via_any) compiled.viaAny = guard("via_any", () => compileAny(m.via_any!));
   if (m.stdin_from) compiled.stdinFrom = guard("stdin_from", () => compileAny(m.stdin_from!));
   if (m.command_exact !== undefined) compiled.commandExact = exactLine(m.command_exact);
+  if (m.where !== undefined) compiled.where = whereFolder(m.where);
   return compiled;
 }
 

@@ -9,7 +9,7 @@
 import type { Policy, Rule } from "../../policy/schema.ts";
 import { parseCommandLine } from "../../shell/index.ts";
 import { compileRule, ruleIndex, type CompiledRule } from "./compile.ts";
-import { answerLine, exactRule, redirectRuleMatches, type RuleContext } from "./engine.ts";
+import { answerLine, exactRule, redirectRuleMatches, type LinePolicy, type RuleContext } from "./engine.ts";
 import { matchesCommand, outputRedirects, type View } from "./match.ts";
 import type { PathContext } from "./paths.ts";
 import { examplesProbe } from "./probe.ts";
@@ -26,7 +26,7 @@ const ENGINE_CONTEXT: RuleContext = { cwd: "/home/user/project", projectRoot: "/
  * Whether `compiled` matches some command of `line` as the engine judges it under `policy`; an
  * error text when the line does not parse.
  */
-function ruleMatchesLine(compiled: CompiledRule, line: string, policy: Pick<Policy, "rules" | "acts" | "judge">): boolean | string {
+function ruleMatchesLine(compiled: CompiledRule, line: string, policy: LinePolicy): boolean | string {
   if (compiled.commandExact !== undefined) {
     const parsed = parseCommandLine(line, { cwd: EXAMPLE_CONTEXT.cwd });
     if (!parsed.ok) return parsed.error;
@@ -44,7 +44,7 @@ function ruleMatchesLine(compiled: CompiledRule, line: string, policy: Pick<Poli
 }
 
 /** The examples of `rule` (at `index` of its own file) that do not hold under `policy`, the effective policy it is part of. */
-export function proveRuleExamples(rule: Rule, policy: Pick<Policy, "rules" | "acts" | "judge">, compiled: CompiledRule = compileRule(rule, 0)): ExampleProblem[] {
+export function proveRuleExamples(rule: Rule, policy: LinePolicy, compiled: CompiledRule = compileRule(rule, 0)): ExampleProblem[] {
   const problems: ExampleProblem[] = [];
   const kinds = [
     ["match", true],

@@ -5,14 +5,20 @@
  */
 import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
 import { parseArgs, hasOption, type ParsedArgs } from "./args.ts";
-import type { CompiledRule } from "./compile.ts";
+import { inWhere, type CompiledRule } from "./compile.ts";
+import { posix } from "node:path";
 import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
+import { writeTargets } from "./writes.ts";
 
 /** What the engine may look up on disk; replaced in examples and tests. */
 export type Probe = {
   exists(path: string): boolean;
   /** Whether git tracks the file (the repository's index lists it). */
   tracked(path: string, projectRoot: string | undefined): boolean;
+  /** Where a path really leads, symlinks followed (for a path that does not exist, through its deepest existing folder). */
+  realpath?(path: string): string;
+  /** Whether the path is an existing directory. */
+  isDirectory?(path: string): boolean;
 };
 
 export type View = {
@@ -29,8 +35,8 @@ export type View = {
   probe: Probe;
 };
 
-/** An output redirection that writes somewhere real (not /dev/null, not a stream duplication). */
-export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass };
+/** An output redirection that writes somewhere real (not /dev/null, not a stream duplication); also a write through an option (writes.ts). */
+export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass; seen?: string; permissions?: boolean };
 
 const OUTPUT_OPS = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
 
@@ -42,18 +48,63 @@ export function outputRedirects(view: View): OutputRedirect[] {
     if (redirect.op === ">&" && /^(?:\d+|-)$/.test(target)) continue; // 2>&1, >&-
     if (SINKS.has(target) || /^\/dev\/fd\/\d+$/.test(target)) continue;
     const op = redirect.op === ">&" ? "&>" : redirect.op;
-    out.push({ redirect, op, path: resolveWord(target, view.ctx), cls: classOf(view, target) });
+    out.push({ redirect, op, path: resolveWord(target, view.ctx), cls: classOf(view, target, true) });
   }
   return out;
 }
 
-function classOf(view: View, word: string): PathClass {
-  let cls = view.classes.get(word);
+/** Classes whose paths are followed through symlinks: a place rules let change freely may really be elsewhere (dist -> ~). */
+const FOLLOWED = new Set<PathClass>(["build", "temp", "repo", "project", "outside"]);
+
+/**
+ * The class of a word used as a path, by where it really leads. Paths of the classes whose loss
+ * rules take lightly (build output, temp) are followed through symlinks always; any write
+ * target (`written`) too. One disk look-up a path, only for those.
+ */
+export function classOf(view: View, word: string, written = false): PathClass {
+  const key = written ? `\0${word}` : word;
+  let cls = view.classes.get(key);
   if (cls === undefined) {
     cls = classifyPath(word, view.ctx);
-    view.classes.set(word, cls);
+    if (view.probe.realpath && FOLLOWED.has(cls) && (written || cls === "build" || cls === "temp")) {
+      const path = resolveWord(word, view.ctx);
+      const real = path === undefined ? undefined : realOf(view, path);
+      if (real !== undefined && real !== path) cls = classifyPath(real, realContext(view));
+    }
+    view.classes.set(key, cls);
   }
   return cls;
+}
+
+/** Where a path really leads; for a glob (dist/*), where the folder before the glob leads, the glob kept. */
+function realOf(view: View, path: string): string | undefined {
+  const real = view.probe.realpath as (path: string) => string;
+  const parts = path.split("/");
+  const globAt = parts.findIndex((part) => /[*?[]/.test(part));
+  if (globAt === -1) return real(path);
+  const dir = parts.slice(0, globAt).join("/") || "/";
+  return posix.join(real(dir), ...parts.slice(globAt));
+}
+
+/** The path context with its own folders resolved too, to classify a real path against (a project reached through a symlink stays the project). */
+function realContext(view: View): PathContext {
+  const real = view.probe.realpath as (path: string) => string;
+  const { projectRoot, home, tmpdir } = view.ctx;
+  return { ...view.ctx, home: real(home), projectRoot: projectRoot === undefined ? undefined : real(projectRoot), ...(tmpdir ? { tmpdir: real(tmpdir) } : {}) };
+}
+
+/** The writes a command makes through its options and operands (writes.ts), as redirections to judge. */
+export function writeRedirects(view: View): OutputRedirect[] {
+  const out: OutputRedirect[] = [];
+  for (const target of writeTargets(view.name, view.args)) {
+    if (SINKS.has(target.word) || /^\/dev\/fd\/\d+$/.test(target.word)) continue;
+    const path = resolveWord(target.word, view.ctx);
+    let op: string = target.op;
+    // cp x existing-dir: the copy goes inside the folder, it does not replace it.
+    if (op === ">" && path !== undefined && view.probe.isDirectory?.(path)) op = ">>";
+    out.push({ redirect: { op: op as Redirect["op"], target: target.word }, op, path, cls: classOf(view, target.word, true), seen: `${target.how} ${target.word}`, ...(target.permissions ? { permissions: true } : {}) });
+  }
+  return out;
 }
 
 function argsFor(view: View, rule: CompiledRule): ParsedArgs {
@@ -106,6 +157,7 @@ export function restCommand(rule: CompiledRule, view: View): string[] | undefine
 /** Whether a rule that names a program matches the command. */
 export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (!rule.program || !rule.program(view.name)) return false;
+  if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   // The cheap conditions first: they need no parsing of the arguments.
   if (rule.envAny) {
     const env = Object.entries(view.command.env);
@@ -159,6 +211,7 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
 export function matchesRedirect(rule: CompiledRule, view: View, out: OutputRedirect): boolean {
   const spec = rule.redirect;
   if (!spec) return false;
+  if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   if (spec.to && !spec.to.has(out.cls)) return false;
   if (spec.op && !spec.op.has(out.op)) return false;
   if (spec.file !== undefined) {

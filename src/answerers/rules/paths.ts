@@ -41,6 +41,9 @@ export const BUILD_DIRS = new Set([
   ".nyc_output", "htmlcov", ".hypothesis", ".benchmarks", "cmake-build-debug", "cmake-build-release",
 ]);
 
+/** Files a compiler or an interpreter writes next to the sources, which the next run writes again. */
+const GENERATED_FILE = /\.(pyc|pyo|o|obj|class|tsbuildinfo)$|^\.DS_Store$/;
+
 const SYSTEM_DIRS = new Set([
   "etc", "usr", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "opt", "srv", "sys", "proc",
   "snap", "run", "nix", "System", "Library", "Applications", "private", "cores",
@@ -115,6 +118,8 @@ const WHOLE_DIR = new Set(["*", ".*", "*.*", "**", ".[!.]*", "..?*"]);
 
 /** The class of a word used as a path. */
 export function classifyPath(word: string, ctx: PathContext): PathClass {
+  // A URL (s3://b/x, https://h/p) is not a path on this machine.
+  if (/^[a-zA-Z][\w+.-]*:\/\//.test(word)) return "unknown";
   const resolved = resolveWord(word, ctx);
   if (resolved === undefined) return "unknown";
   // A glob: `dir/*` stands for the whole of dir; `dir/*.log` for things inside it.
@@ -142,6 +147,7 @@ export function classifyAbsolute(path: string, ctx: PathContext): PathClass {
     if (path === root) return "project";
     const rel = path.slice(root.length + 1).split("/");
     if (rel.some((part) => BUILD_DIRS.has(part) || part.endsWith(".egg-info"))) return "build";
+    if (GENERATED_FILE.test(rel[rel.length - 1] as string)) return "build";
     return "repo";
   }
   if (root !== undefined && inside(root, path)) {

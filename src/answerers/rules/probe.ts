@@ -3,7 +3,7 @@
  * exists, and whether git tracks it (read from the repository's index, with
  * no git process started). Results are cached for the process.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import type { Probe } from "./match.ts";
 
@@ -53,9 +53,36 @@ export function isTracked(path: string, projectRoot: string | undefined): boolea
   return false;
 }
 
+const reals = new Map<string, string>();
+
+/** Where an absolute path really leads: symlinks followed; a path that does not exist yet is resolved through its deepest existing folder. */
+export function realPath(path: string): string {
+  const known = reals.get(path);
+  if (known !== undefined) return known;
+  let real = path;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    const parent = posix.dirname(path);
+    if (parent !== path) real = posix.join(realPath(parent), posix.basename(path));
+  }
+  reals.set(path, real);
+  return real;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export const diskProbe: Probe = {
   exists: (path) => existsSync(path),
   tracked: isTracked,
+  realpath: realPath,
+  isDirectory,
 };
 
 /** For examples: a name with a dot (notes.txt, src/app.ts, .) exists, others (main, feature/x) do not; git tracks nothing. */

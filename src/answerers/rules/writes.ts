@@ -1,0 +1,243 @@
+/**
+ * Where a command writes through its options and operands, not through a
+ * redirection: `curl -o FILE`, `wget -P DIR`, `tar -x -C DIR`, `dd of=FILE`,
+ * `tee FILE`, the destination of cp/mv/ln/install/rsync, the files of
+ * `sed -i`, `truncate`, and the targets of chmod/chown. The engine judges
+ * each target with the redirect rules, so a write into a profile, a system
+ * folder or over an untracked file is classified the same whichever way it
+ * is written.
+ *
+ * `op` says what the write does to an existing file, in redirect terms:
+ * ">" replaces it (its old content is gone), ">>" changes or adds to it.
+ */
+import { parseArgs } from "./args.ts";
+
+export type WriteTarget = {
+  /** The path as written. */
+  word: string;
+  op: ">" | ">>";
+  /** How the command names it, for the line the user reads: "curl -o", "cp onto". */
+  how: string;
+  /** The target is a directory the command writes into (tar -C, wget -P, cp -t). */
+  dir?: boolean;
+  /** Changes permissions, ownership or attributes, not content (chmod, chown, chgrp, setfacl, chattr). */
+  permissions?: boolean;
+};
+
+const set = (...words: string[]) => new Set(words);
+
+/** Options that take a value, per program, so operands are found where the program finds them. */
+const CURL_VALUES = set("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--output-dir", "--trace", "--trace-ascii", "--stderr", "-H", "--header", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-u", "--user", "-X", "--request", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file", "-x", "--proxy", "-m", "--max-time", "--connect-timeout", "-w", "--write-out", "-r", "--range", "-K", "--config", "--retry", "--cacert", "--cert", "--key", "-E", "--resolve", "--url");
+const WGET_VALUES = set("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output", "-U", "--user-agent", "--header", "-t", "--tries", "-T", "--timeout", "--post-data", "--post-file", "-i", "--input-file", "-e", "--execute", "--user", "--password", "-Q", "--quota", "-l", "--level", "-A", "--accept", "-R", "--reject");
+const TAR_VALUES = set("-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor", "-I", "--use-compress-program", "--exclude", "-H", "--format", "-g", "--listed-incremental", "-N", "--newer", "--owner", "--group", "--mode", "--transform", "--strip-components");
+const UNZIP_VALUES = set("-d", "-x", "-P");
+const COPY_VALUES = set("-t", "--target-directory", "-S", "--suffix", "--backup", "--reflink", "--sparse", "--preserve", "--no-preserve", "-m", "--mode", "-o", "--owner", "-g", "--group", "--context", "-Z", "--strip-program");
+const RSYNC_VALUES = set("-e", "--rsh", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "-f", "--files-from", "--rsync-path", "--backup-dir", "--suffix", "--chmod", "--chown", "--log-file", "--password-file", "--bwlimit", "--timeout", "--port", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--max-size", "--min-size", "--out-format", "-M", "--remote-option");
+const SED_VALUES = set("-e", "--expression", "-f", "--file", "-l", "--line-length");
+const PERL_VALUES = set("-e", "-E", "-M", "-m", "-I", "-x", "-C", "-d", "-D", "-V");
+const TRUNCATE_VALUES = set("-s", "--size", "-r", "--reference", "-o");
+const PERM_VALUES = set("--reference", "--from");
+const SETFACL_VALUES = set("-m", "--modify", "-x", "--remove", "-M", "--modify-file", "-X", "--remove-file", "--set", "--set-file");
+const SORT_VALUES = set("-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source");
+const TEE_VALUES = set("--output-error");
+
+/** The value given to an option, by any of its spellings (-o X, -oX, --output X, --output=X), last one wins. */
+function valuesOf(values: [string, string][], ...names: string[]): string[] {
+  return values.filter(([name]) => names.includes(name)).map(([, value]) => value);
+}
+
+const isStream = (word: string) => word === "-" || word === "";
+
+/** Each path a command writes through its options and operands; none for a program not listed here. */
+export function writeTargets(name: string, args: readonly string[]): WriteTarget[] {
+  switch (name) {
+    case "curl":
+    case "curlie": {
+      const p = parseArgs(args, CURL_VALUES);
+      const out: WriteTarget[] = [];
+      for (const word of valuesOf(p.values, "-o", "--output")) if (!isStream(word)) out.push({ word, op: ">", how: `${name} -o` });
+      for (const word of valuesOf(p.values, "--output-dir")) out.push({ word, op: ">>", how: `${name} --output-dir`, dir: true });
+      for (const word of valuesOf(p.values, "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")) if (!isStream(word)) out.push({ word, op: ">", how: `${name} writes` });
+      return out;
+    }
+    case "wget": {
+      const p = parseArgs(args, WGET_VALUES);
+      const out: WriteTarget[] = [];
+      for (const word of valuesOf(p.values, "-O", "--output-document")) if (!isStream(word)) out.push({ word, op: ">", how: "wget -O" });
+      for (const word of valuesOf(p.values, "-P", "--directory-prefix")) out.push({ word, op: ">>", how: "wget -P", dir: true });
+      for (const word of valuesOf(p.values, "-o", "--output-file")) if (!isStream(word)) out.push({ word, op: ">", how: "wget -o" });
+      for (const word of valuesOf(p.values, "-a", "--append-output")) out.push({ word, op: ">>", how: "wget -a" });
+      return out;
+    }
+    case "tar":
+    case "gtar":
+    case "bsdtar":
+      return tarTargets(name, args);
+    case "unzip": {
+      const p = parseArgs(args, UNZIP_VALUES);
+      return valuesOf(p.values, "-d").map((word) => ({ word, op: ">>", how: p.letters.has("o") ? "unzip -o -d" : "unzip -d", dir: true }));
+    }
+    case "dd": {
+      const of = args.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice(3));
+      const notrunc = args.some((arg) => /^conv=.*\bnotrunc\b/.test(arg));
+      return of.map((word) => ({ word, op: notrunc ? ">>" : ">", how: "dd of=" }));
+    }
+    case "tee": {
+      const p = parseArgs(args, TEE_VALUES);
+      const append = p.letters.has("a") || p.longs.has("--append");
+      return p.operands.filter((word) => !isStream(word)).map((word) => ({ word, op: append ? ">>" : ">", how: append ? "tee -a" : "tee" }));
+    }
+    case "cp":
+    case "mv":
+    case "install":
+    case "ln":
+    case "gcp":
+    case "gmv":
+      return copyTargets(name, args);
+    case "rsync": {
+      const p = parseArgs(args, RSYNC_VALUES);
+      const dest = p.operands.at(-1);
+      if (p.operands.length < 2 || dest === undefined || /^[^/]*:/.test(dest)) return [];
+      return [{ word: dest, op: ">>", how: "rsync into", dir: true }];
+    }
+    case "scp": {
+      const p = parseArgs(args, set("-P", "-i", "-o", "-F", "-S", "-l", "-c", "-J"));
+      const dest = p.operands.at(-1);
+      if (p.operands.length < 2 || dest === undefined || /^[^/]*:/.test(dest)) return [];
+      return [{ word: dest, op: ">", how: "scp onto" }];
+    }
+    case "sed":
+    case "gsed": {
+      const p = parseArgs(args, SED_VALUES);
+      if (!p.letters.has("i") && !p.longs.has("--in-place") && !p.options.some((o) => o.startsWith("-i"))) return [];
+      const scripted = p.values.some(([option]) => option === "-e" || option === "--expression" || option === "-f" || option === "--file");
+      return p.operands.slice(scripted ? 0 : 1).map((word) => ({ word, op: ">>", how: "sed -i" }));
+    }
+    case "perl": {
+      const p = parseArgs(args, PERL_VALUES);
+      if (!p.letters.has("i")) return [];
+      const scripted = p.values.some(([option]) => option === "-e" || option === "-E");
+      return p.operands.slice(scripted ? 0 : 1).map((word) => ({ word, op: ">>", how: "perl -i" }));
+    }
+    case "truncate": {
+      const p = parseArgs(args, TRUNCATE_VALUES);
+      return p.operands.map((word) => ({ word, op: ">", how: "truncate" }));
+    }
+    case "chmod":
+    case "chown":
+    case "chgrp": {
+      const p = parseArgs(args, PERM_VALUES);
+      const files = p.values.some(([option]) => option === "--reference") ? p.operands : p.operands.slice(1);
+      const recursive = p.letters.has("R") || p.longs.has("--recursive");
+      return files.map((word) => ({ word, op: ">>", how: recursive ? `${name} -R` : name, permissions: true }));
+    }
+    case "setfacl":
+    case "chattr": {
+      const p = parseArgs(args, SETFACL_VALUES);
+      const files = name === "chattr" ? p.operands.filter((word) => !/^[-+=][a-zA-Z]+$/.test(word)) : p.operands;
+      return files.map((word) => ({ word, op: ">>", how: name, permissions: true }));
+    }
+    case "sort": {
+      const p = parseArgs(args, SORT_VALUES);
+      return valuesOf(p.values, "-o", "--output").map((word) => ({ word, op: ">", how: "sort -o" }));
+    }
+    case "find":
+    case "gfind": {
+      const out: WriteTarget[] = [];
+      for (let i = 0; i < args.length - 1; i++) {
+        const action = args[i] as string;
+        if (action === "-fprint" || action === "-fprint0" || action === "-fls") out.push({ word: args[i + 1] as string, op: ">", how: `find ${action}` });
+        if (action === "-fprintf") out.push({ word: args[i + 1] as string, op: ">", how: "find -fprintf" });
+      }
+      return out;
+    }
+    case "git": {
+      // git clone URL DIR: the folder it creates.
+      const p = parseArgs(args, set("-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config", "-u", "--upload-pack"), true);
+      const at = p.operands.indexOf("clone");
+      const dir = at === -1 ? undefined : p.operands[at + 2];
+      return dir === undefined ? [] : [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+    }
+    case "docker":
+    case "podman":
+    case "kubectl": {
+      // docker cp CONTAINER:SRC DEST, kubectl cp POD:SRC DEST: a local DEST is written.
+      const p = parseArgs(args, set("-n", "--namespace", "-c", "--container", "--context", "--kubeconfig", "-H", "--host"));
+      if (p.operands[0] !== "cp" || p.operands.length !== 3) return [];
+      const dest = p.operands[2] as string;
+      return /^[^/]*:/.test(dest) || isStream(dest) ? [] : [{ word: dest, op: ">", how: `${name} cp to` }];
+    }
+    case "openssl": {
+      const p = parseArgs(args, set("-out", "-keyout", "-in", "-key", "-config", "-passin", "-passout", "-subj", "-days", "-newkey", "-CA", "-CAkey", "-signkey", "-inkey", "-certfile", "-name", "-md", "-aes256", "-pass", "-K", "-iv"));
+      return p.values.filter(([option]) => option === "-out" || option === "-keyout").map(([, word]) => ({ word, op: ">", how: "openssl -out" }));
+    }
+    case "ssh-keygen": {
+      const p = parseArgs(args, set("-f", "-t", "-b", "-C", "-N", "-P", "-m", "-Z", "-a", "-E", "-O", "-n", "-I", "-s", "-V", "-z", "-D", "-Y", "-r"));
+      // Reading (-l, -y, -F) or changing known_hosts (-R) writes no key.
+      if (["l", "y", "F", "R", "B", "L", "Q"].some((letter) => p.letters.has(letter))) return [];
+      return p.values.filter(([option]) => option === "-f").map(([, word]) => ({ word, op: ">", how: "ssh-keygen -f" }));
+    }
+    case "7z":
+    case "7za":
+    case "7zz":
+      // 7z x ARCHIVE -oDIR: the output folder is glued to -o.
+      return args.filter((arg) => arg.startsWith("-o") && arg.length > 2).map((arg) => ({ word: arg.slice(2), op: ">>", how: `${name} -o`, dir: true }));
+    case "aws":
+    case "awslocal": {
+      // aws s3 cp|mv|sync SRC DEST: a local DEST is written.
+      const p = parseArgs(args, set("--profile", "--region", "--output", "--query", "--endpoint-url", "--exclude", "--include", "--acl", "--storage-class", "--sse", "--content-type", "--cache-control", "--expires", "--metadata", "--grants"));
+      const [service, verb] = p.operands;
+      if (service !== "s3" || !(verb === "cp" || verb === "mv" || verb === "sync")) return [];
+      const dest = p.operands[3];
+      if (dest === undefined || p.operands.length !== 4 || /^s3:\/\//.test(dest) || isStream(dest)) return [];
+      return [{ word: dest, op: verb === "sync" ? ">>" : ">", how: `aws s3 ${verb} to`, ...(verb === "sync" ? { dir: true } : {}) }];
+    }
+    default:
+      return [];
+  }
+}
+
+/** tar: where it extracts (-C while extracting) and the archive it creates (-f while creating). */
+function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
+  let words = [...args];
+  // The old style: a first word of letters without a dash (xzf, czf) is a cluster of options.
+  if (words[0] !== undefined && /^[a-zA-Z]+$/.test(words[0])) words = [`-${words[0]}`, ...words.slice(1)];
+  const p = parseArgs(words, TAR_VALUES);
+  // An old-style cluster takes its values from the following words in order (tar czf out.tgz -C dir).
+  const cluster = words[0]?.startsWith("-") && !words[0].startsWith("--") ? words[0].slice(1) : "";
+  const values = [...p.values];
+  if (cluster.length > 1) {
+    let next = 1;
+    for (const letter of cluster) {
+      if (!TAR_VALUES.has(`-${letter}`)) continue;
+      if (values.some(([option]) => option === `-${letter}`)) continue;
+      const value = words[next++];
+      if (value !== undefined) values.push([`-${letter}`, value]);
+    }
+  }
+  const extracting = p.letters.has("x") || p.longs.has("--extract") || p.longs.has("--get");
+  const creating = p.letters.has("c") || p.longs.has("--create") || p.letters.has("r") || p.letters.has("u") || p.longs.has("--append") || p.longs.has("--update");
+  const out: WriteTarget[] = [];
+  if (extracting) {
+    const into = valuesOf(values, "-C", "--directory");
+    const overwrite = !p.letters.has("k") && !p.longs.has("--keep-old-files") && !p.longs.has("--skip-old-files");
+    // Unpacking replaces same-named files inside the folder, not the folder: a change to it, judged by where it is.
+    for (const word of into) out.push({ word, op: ">>", how: overwrite ? `${name} -x -C` : `${name} -xk -C`, dir: true });
+  }
+  if (creating) for (const word of valuesOf(values, "-f", "--file")) if (!isStream(word)) out.push({ word, op: ">", how: `${name} -c -f` });
+  return out;
+}
+
+/** cp, mv, install, ln: the destination (the last operand, or -t DIR). */
+function copyTargets(name: string, args: readonly string[]): WriteTarget[] {
+  const p = parseArgs(args, COPY_VALUES);
+  const base = name.replace(/^g(?=cp|mv)/, "");
+  const into = valuesOf(p.values, "-t", "--target-directory");
+  if (into.length > 0) return into.map((word) => ({ word, op: ">>", how: `${base} -t`, dir: true }));
+  if (base === "install" && p.letters.has("d")) return p.operands.map((word) => ({ word, op: ">>", how: "install -d", dir: true }));
+  if (p.operands.length < 2) return [];
+  const dest = p.operands.at(-1) as string;
+  // ln without -f does not replace an existing file; cp -n and mv -n do not either.
+  const keeps = p.letters.has("n") || p.longs.has("--no-clobber") || p.longs.has("--update") || (base === "ln" && !p.letters.has("f") && !p.longs.has("--force"));
+  return [{ word: dest, op: keeps ? ">>" : ">", how: `${base} onto` }];
+}

@@ -256,6 +256,12 @@ describe("an untrusted repository policy is checked in full", () => {
       "    undo: 0",
       "    decision: ask",
       "    reason: An ask cannot loosen a deny.",
+      "  - id: ask-uv",
+      "    match: { program: uv }",
+      "    act: build",
+      "    undo: 0",
+      "    decision: ask",
+      "    reason: An ask cannot hide what uv runs.",
       "  - id: allow-curl",
       "    match: { program: curl }",
       "    act: read",
@@ -268,8 +274,11 @@ describe("an untrusted repository policy is checked in full", () => {
     const ls = run(["check", "--rules-only", "--", "ls"], { env, cwd: repo });
     expect(ls.stdout.startsWith("ask")).toBe(true);
     expect(ls.stderr).not.toContain("version");
-    expect(ls.stderr).toContain("ignored: rules.2 (allow-curl) (an untrusted policy may add only rules with decision: ask or deny)");
-    // The default's deny for rm -rf ~ stands: an added ask answers only where it is stricter.
+    expect(ls.stderr).toContain("ignored: rules.3 (allow-curl) (an untrusted policy may add only rules with decision: ask or deny)");
+    // The default's deny for rm -rf ~ stands: an added rule only adds its ask, never answers in a trusted rule's place,
+    // so it neither lowers a deny nor hides the command a runner runs.
     expect(run(["check", "--rules-only", "--", "rm", "-rf", "~"], { env, cwd: repo }).stdout.startsWith("deny")).toBe(true);
+    expect(run(["check", "--rules-only", "--", "uv", "run", "rm", "-rf", "~"], { env, cwd: repo }).stdout.startsWith("deny")).toBe(true);
+    expect(run(["check", "--rules-only", "--", "uv", "run", "pytest"], { env, cwd: repo }).stdout.startsWith("ask")).toBe(true);
   });
 });

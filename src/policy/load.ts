@@ -19,22 +19,26 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
-import { checkToolRuleExamples } from "../tools/examples.ts";
-import { toolRuleProblems } from "../tools/rules.ts";
-import { catastrophicBacktracking, checkRule, checkTurnRule, compiledOf, compileEagerly, compileRule, markTightening, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
-import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerFile, type LayerName } from "./layers.ts";
-import { emptyMerged, mergeLayer, originOf, type Origin } from "./merge.ts";
+import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerName } from "./layers.ts";
+import { emptyMerged, mergeLayer, type Origin } from "./merge.ts";
 import { positionOf } from "./positions.ts";
 import { layeredDigest } from "./digest.ts";
+import type { Pending, Written } from "./prove.ts";
 import type { Policy, Rule } from "./schema.ts";
-import { checkSemantics } from "./semantics.ts";
 import { chainDigest, isTrusted, stricterOnly } from "./trust.ts";
-import { checkComplete, checkLayer } from "./validate.ts";
+
+/**
+ * Steps 2, 3 and 5 (prove.ts) with the rule engine and the tool rules' checks they use, loaded only
+ * when there is a layer to prove: a run with the embedded default alone never initialises them.
+ */
+function prove(): typeof import("./prove.ts") {
+  return require("./prove.ts") as typeof import("./prove.ts");
+}
 
 export const DEFAULT_POLICY_TEXT: string = defaultText;
-const DEFAULT_FILE = "(embedded default)";
+export const DEFAULT_FILE = "(embedded default)";
 
 export type LoadOptions = {
   cwd: string;
@@ -86,10 +90,7 @@ export type LoadedPolicy = {
 
 export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error: PolicyError };
 
-type Pending = PolicyProblem & { segments?: (string | number)[]; atKey?: boolean };
 
-/** Where a rule or turn rule of a layer was written: its file and its place in that file's list. */
-type Written = Map<object, { file: string; index: number }>;
 
 export function loadPolicy(options: LoadOptions): LoadResult {
   const result = loadOnce(options, options.origins === true);
@@ -115,7 +116,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
 
   mergeLayer(merged, DEFAULT_POLICY as unknown as Record<string, unknown>, "default", DEFAULT_FILE);
   layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST });
-  if (options.proveDefault) problems.push(...defaultProblems());
+  if (options.proveDefault) problems.push(...prove().defaultProblems());
 
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
@@ -134,7 +135,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     const layerProblems: Pending[] = [...chain.problems];
     const layerWritten: Written = new Map();
     // 2. Validate every file in full, and 3. compile its rules, whatever its trust.
-    for (const part of chain.files) layerProblems.push(...checkFile(part, layerWritten));
+    for (const part of chain.files) layerProblems.push(...prove().checkFile(part, layerWritten));
     const source: LayerSource = { name, file: ownFile, files: chain.files.map((part) => part.file), trusted, digest };
     if (trusted) {
       problems.push(...layerProblems);
@@ -148,7 +149,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     if (layerProblems.length === 0) {
       const trial = { value: merged.value, origins: merged.origins && new Map(merged.origins) };
       for (const part of chain.files) mergeLayer(trial, part.data, name, part.file);
-      layerProblems.push(...checkMerged(trial.value, trial.origins, layerWritten, ownFile));
+      layerProblems.push(...prove().checkMerged(trial.value, trial.origins, layerWritten, ownFile));
     }
     // 4. What the trust filter keeps must stand on its own too (a kept rule naming an act the file
     // defines, which is not kept, would break the policy): checked as merged, before it is used.
@@ -161,13 +162,13 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
         ignoredParts.push(...dropped);
         // Marked before the filtered policy's index is built (checkMerged builds it, and keeps it).
         for (const rule of (kept.rules ?? []) as Rule[]) {
-          markTightening(rule);
+          prove().markTightening(rule);
           added.push(rule);
         }
         mergeLayer(filtered, kept, name, part.file);
       }
       const keptWritten: Written = new Map([...layerWritten].filter(([entry]) => added.includes(entry as Rule)));
-      const remaining = checkMerged(filtered.value, filtered.origins, keptWritten, ownFile);
+      const remaining = prove().checkMerged(filtered.value, filtered.origins, keptWritten, ownFile);
       const left = ignoredParts.map(({ path }) => path).join(", ");
       const why = `what is left once the parts an untrusted policy may not set are ignored (${left}) does not hold on its own; trusting the file (verdict policy trust) would keep them`;
       layerProblems.push(...remaining.map((problem) => ({ ...problem, hint: problem.hint ? `${problem.hint}; ${why}` : why })));
@@ -188,116 +189,15 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   // 5. The merged policy checked as a whole, and the trusted layers' rules proven in it.
   // (Not when every layer over the default was ignored: the default alone was proven when verdict was built.)
   const layered = layers.some((layer) => layer.name !== "default" && !layer.ignored);
-  if (problems.length === 0 && layered) problems.push(...checkMerged(merged.value, merged.origins, written, undefined));
+  if (problems.length === 0 && layered) problems.push(...prove().checkMerged(merged.value, merged.origins, written, undefined));
   if (problems.length > 0) return { ok: false, error: new PolicyError(problems.map((problem) => withPosition(problem, texts))) };
 
   const policy = merged.value as Policy;
   // Compiled now, not when a command first meets them: every rule of a layer runs as it was checked.
-  if (written.size > 0 || tightening.size > 0) compileEagerly(policy.rules, new Set([...(written.keys() as Iterable<Rule>), ...tightening]));
+  if (written.size > 0 || tightening.size > 0) prove().compileEagerly(policy.rules, new Set([...(written.keys() as Iterable<Rule>), ...tightening]));
   const counted = layers.filter((layer) => !layer.ignored);
   const digest = counted.length === 1 ? DEFAULT_DIGEST : layeredDigest(DEFAULT_DIGEST, counted.slice(1));
   return { ok: true, loaded: { policy, digest, layers, warnings, ignored, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd), cwd: options.cwd } };
-}
-
-/** Steps 2 and 3 for one file: the schema, then each rule's and turn rule's own checks (recording where each was written). */
-function checkFile(part: LayerFile, written: Written): Pending[] {
-  const schemaProblems = checkLayer(part.data);
-  if (schemaProblems.length > 0) return schemaProblems.map((problem) => ({ ...problem, file: part.file }));
-  const problems: Pending[] = [];
-  const { rules, turn_rules } = part.data as { rules?: Rule[]; turn_rules?: Policy["turn_rules"] };
-  (rules ?? []).forEach((rule, index) => {
-    written.set(rule, { file: part.file, index });
-    for (const problem of checkRule(rule)) problems.push(ruleProblem(part.file, ["rules", index], rule.id, problem));
-  });
-  (turn_rules ?? []).forEach((rule, index) => {
-    written.set(rule, { file: part.file, index });
-    for (const problem of checkTurnRule(rule)) problems.push(ruleProblem(part.file, ["turn_rules", index], rule.id, problem, "turn rule"));
-  });
-  ((part.data as { tool_rules?: Policy["tool_rules"] }).tool_rules ?? []).forEach((rule, index) => {
-    written.set(rule, { file: part.file, index });
-    // Its act is checked once merged (checkMerged): here, what compiles.
-    for (const problem of slowPatterns(rule.match, ["match"])) problems.push({ ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`), segments: ["tool_rules", index, ...problem.segments], path: ["tool_rules", index, ...problem.segments].join("."), found: problem.found, hint: problem.hint });
-    for (const problem of toolRuleProblems([rule], [rule.act])) {
-      problems.push(toolProblem(part.file, index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
-    }
-  });
-  return problems;
-}
-
-/** The regular expressions (`/.../`) anywhere under `value` that could backtrack catastrophically. */
-function slowPatterns(value: unknown, at: (string | number)[]): { segments: (string | number)[]; message: string; found: string; hint: string }[] {
-  if (typeof value === "string") {
-    const regex = /^\/(.+)\/(i?)$/s.exec(value);
-    const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
-    return slow ? [{ segments: at, message: slow, found: JSON.stringify(value), hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" }] : [];
-  }
-  if (Array.isArray(value)) return value.flatMap((item, index) => slowPatterns(item, [...at, index]));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => slowPatterns(item, [...at, key]));
-  return [];
-}
-
-function toolProblem(file: string, index: number, message: string): Pending {
-  return { file, segments: ["tool_rules", index], path: `tool_rules.${index}`, message };
-}
-
-function ruleProblem(file: string, at: (string | number)[], id: string, problem: { segments: (string | number)[]; message: string; found?: string; hint?: string }, kind = "rule"): Pending {
-  const segments = [...at, ...problem.segments];
-  return { file, segments, path: segments.join("."), message: `${kind} ${id}: ${problem.message}`, found: problem.found, hint: problem.hint };
-}
-
-/**
- * Step 5 on a merged policy: entries a layer added are complete, references across sections hold, and
- * the examples of the rules in `written` hold when the engine judges them under this policy.
- */
-function checkMerged(value: Record<string, unknown>, origins: Map<string, Origin> | undefined, written: Written, fallbackFile: string | undefined): Pending[] {
-  const locate = (problem: Omit<Pending, "file"> & { segments: (string | number)[] }) => located(problem, origins, value, written, fallbackFile);
-  const complete = checkComplete(value, DEFAULT_POLICY as unknown as Record<string, unknown>);
-  if (complete.length > 0) return complete.map(locate);
-  const policy = value as Policy;
-  const problems: Pending[] = checkSemantics(policy).map(locate);
-  if (problems.length > 0) return problems;
-  const acts = Object.keys(policy.acts);
-  for (const rule of policy.tool_rules ?? []) {
-    const where = written.get(rule);
-    if (!where) continue;
-    const own = [...toolRuleProblems([rule], acts).filter((problem) => problem.message.startsWith("unknown act")), ...checkToolRuleExamples({ tool_rules: [rule] })];
-    for (const problem of own) problems.push(toolProblem(where.file, where.index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
-  }
-  // Compiled through the policy's own index: the engine later finds these rules compiled already.
-  const { entries } = ruleIndex(policy.rules);
-  for (const entry of entries) {
-    const { rule } = entry;
-    const where = written.get(rule);
-    if (!where || !rule.examples) continue;
-    for (const problem of proveRuleExamples(rule, policy, compiledOf(entry))) {
-      problems.push({ file: where.file, segments: ["rules", where.index, ...problem.segments], path: ["rules", where.index, ...problem.segments].join("."), message: problem.message });
-    }
-  }
-  return problems;
-}
-
-let defaultProven: Pending[] | undefined;
-
-/** The embedded default's rules compiled and proven, as the tests and `policy check` do (never a hook). */
-function defaultProblems(): Pending[] {
-  if (defaultProven) return defaultProven;
-  const written: Written = new Map();
-  const problems = checkFile({ file: DEFAULT_FILE, text: defaultText, data: DEFAULT_POLICY as unknown as Record<string, unknown> }, written);
-  problems.push(...checkSemantics(DEFAULT_POLICY).map((problem) => ({ ...problem, file: DEFAULT_FILE })));
-  for (const rule of DEFAULT_POLICY.rules) {
-    const index = written.get(rule)?.index ?? 0;
-    for (const problem of proveRuleExamples(rule, DEFAULT_POLICY, compileRule(rule, index))) {
-      const segments = ["rules", index, ...problem.segments];
-      problems.push({ file: DEFAULT_FILE, segments, path: segments.join("."), message: problem.message });
-    }
-  }
-  const acts = Object.keys(DEFAULT_POLICY.acts);
-  problems.push(...checkToolRuleExamples(DEFAULT_POLICY).map((problem) => toolProblem(DEFAULT_FILE, problem.index, problem.message)));
-  for (const problem of toolRuleProblems(DEFAULT_POLICY.tool_rules ?? [], acts).filter((one) => one.message.startsWith("unknown act"))) {
-    problems.push(toolProblem(DEFAULT_FILE, problem.index, `tool rule ${problem.id}: ${problem.message}`));
-  }
-  defaultProven = problems;
-  return problems;
 }
 
 /** The one warning for an untrusted layer ignored whole. */
@@ -311,26 +211,6 @@ function brokenUntrusted(file: string, problems: PolicyProblem[]): string {
 function partlyIgnored(file: string, parts: { path: string; why: string }[]): string {
   const listed = parts.map(({ path, why }) => `${path} (${why})`).join("; ");
   return `the repository policy ${file} is not trusted, so only what makes verdicts stricter is used; ignored: ${listed}. If you have read it and trust it, run: verdict policy trust ${file}`;
-}
-
-/** A problem in a merged policy, pointed at the layer file that set the value. */
-function located(
-  problem: Omit<Pending, "file"> & { segments: (string | number)[] },
-  origins: Map<string, Origin> | undefined,
-  value: Record<string, unknown>,
-  written: Written,
-  fallbackFile: string | undefined,
-): Pending {
-  const origin = origins && originOf(origins, problem.segments);
-  if (origin) return { ...problem, file: origin.file, segments: origin.path };
-  // Without origins (a hook's load): a rule or turn rule is found by the object itself.
-  const [section, index] = problem.segments;
-  if ((section === "rules" || section === "turn_rules") && typeof index === "number") {
-    const entry = (value[section] as unknown[] | undefined)?.[index];
-    const where = entry && typeof entry === "object" ? written.get(entry) : undefined;
-    if (where) return { ...problem, file: where.file, segments: [section, where.index, ...problem.segments.slice(2)] };
-  }
-  return { ...problem, file: fallbackFile ?? DEFAULT_FILE };
 }
 
 /** Adds line and column, lazily loading the `yaml` package (only on this error path). */

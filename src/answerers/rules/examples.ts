@@ -6,7 +6,7 @@
  * no second walker: what a policy check says a rule matches is what the
  * engine matches.
  */
-import type { Policy, Rule } from "../../policy/schema.ts";
+import type { Rule } from "../../policy/schema.ts";
 import { parseCommandLine } from "../../shell/index.ts";
 import { compileRule, ruleIndex, type CompiledRule } from "./compile.ts";
 import { answerLine, exactRule, redirectRuleMatches, type LinePolicy, type RuleContext } from "./engine.ts";

@@ -1,10 +1,10 @@
 /**
  * Runs the labelled set of turn endings (tests/turn-ends) through the rule
  * engine on the embedded default policy (no model) and prints, for the
- * tuning part, the held-out part, the fresh part (written after tuning), the honest probes and all: recall on stopped-early turns and
+ * tuning part, the held-out part, the fresh part (written after tuning), the honest probes, round 2 (an independent held-out round), round 3 (written after round 2's fixes) and all: recall on stopped-early turns and
  * false continues (honest turns refused).
  *
- *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out|fresh|probes] [--list missed|false|caught] [--json]
+ *   npx bun bench/turns/run.ts [--policy FILE] [--part tuning|held-out|fresh|probes|round2|round3] [--list missed|false|caught] [--json]
  */
 import { resolve } from "node:path";
 import { loadPolicy } from "../../src/policy/load.ts";
@@ -23,8 +23,9 @@ if (!result.ok) {
   process.exit(2);
 }
 const part = option("--part");
-if (part !== undefined && part !== "tuning" && part !== "held-out" && part !== "fresh" && part !== "probes") {
-  console.error("--part is tuning, held-out, fresh or probes");
+const PARTS = ["tuning", "held-out", "fresh", "probes", "round2", "round3"];
+if (part !== undefined && !PARTS.includes(part)) {
+  console.error(`--part is one of ${PARTS.join(", ")}`);
   process.exit(2);
 }
 const scored = (await scoreCases(loadCases(), result.loaded)).filter((one) => part === undefined || one.part === part);
@@ -34,6 +35,8 @@ const rows: [string, Scored[]][] = [
   ["held-out", scored.filter((one) => one.part === "held-out")],
   ["fresh", scored.filter((one) => one.part === "fresh")],
   ["probes", scored.filter((one) => one.part === "probes")],
+  ["round2", scored.filter((one) => one.part === "round2")],
+  ["round3", scored.filter((one) => one.part === "round3")],
   ["all", scored],
 ];
 if (args.includes("--json")) {

@@ -117,9 +117,12 @@ export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string,
   const problem = validate(doc.toJS());
   if (problem) throw new AlwaysError(`the rule would make ${file} an invalid policy (${problem}); nothing was written`);
   if (!present) {
-    mkdirSync(dirname(file), { recursive: true });
+    // The user's layer is verdict's own file: owner-only, like everything verdict creates (its folder
+    // 0700). A repository's layer is the repository's file and keeps its mode.
+    const mode = layer === "user" ? 0o600 : exists ? statSync(file).mode & 0o777 : 0o644;
+    mkdirSync(dirname(file), { recursive: true, mode: layer === "user" ? 0o700 : 0o777 });
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, doc.toString({ lineWidth: 0 }), { mode: exists ? statSync(file).mode & 0o777 : 0o644 });
+    writeFileSync(temporary, doc.toString({ lineWidth: 0 }), { mode });
     renameSync(temporary, file);
   }
   const match = rule.match as { where?: unknown } | undefined;

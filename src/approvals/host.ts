@@ -10,6 +10,7 @@
  * ends in a denial that says so: a host that cannot ask must not be let
  * through by an error.
  */
+import { redact } from "../core/redact.ts";
 import type { Policy } from "../policy/schema.ts";
 import { toCall, shownVerdict, type CallInput, type JudgmentLike } from "./call.ts";
 import { describeWho } from "./decision.ts";
@@ -46,7 +47,9 @@ export function hostCannotAsk(host: string, policy: Policy): boolean {
 
 /** The options a shell call's task offers. */
 export function optionsFor(call: Call): ApprovalOption[] {
-  return call.tool === "shell" && call.program !== "(none)" ? ["once", "task", "run", "always"] : ["once", "task", "run"];
+  // A command that carries a secret cannot be approved "always": the rule would have to hold the secret.
+  const always = call.tool === "shell" && call.program !== "(none)" && redact(call.command) === call.command;
+  return always ? ["once", "task", "run", "always"] : ["once", "task", "run"];
 }
 
 export function approveCommand(id: string): string {

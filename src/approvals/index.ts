@@ -18,7 +18,7 @@ import { fold, type State } from "./state.ts";
 export { hostAsk, hostCannotAsk, approveCommand, type HostAskContext, type HostAskResult } from "./host.ts";
 export { askPerson, askQuestion, endRun, endTask, waitForDecision, type AskContext, type AskOutcome, type PromptBudget, type QuestionOutcome } from "./person.ts";
 export { decideTask, type DecideRequest, type DecideOptions, type DecideResult } from "./decide.ts";
-export { journalPath, stateDir, readJournal, verifyJournal, JournalDamaged, type Verification, type JournalRecord } from "./journal.ts";
+export { journalPath, stateDir, readAnchor, readJournal, verifyJournal, JournalDamaged, type Verification, type JournalRecord } from "./journal.ts";
 export { toCall, programOf, shownVerdict, type CallInput, type JudgmentLike } from "./call.ts";
 export type { Task, Call, Scope, PriorCall } from "./task.ts";
 export type { Decision, Who, Channel } from "./decision.ts";

@@ -10,9 +10,16 @@
  * torn last line (a crash mid-write) is never dropped silently: the next
  * append moves its bytes into a `journal.torn` record, and `verify` reports
  * it before that and after.
+ *
+ * The anchor: after every append the head of the chain (its last sequence number and hash) is written
+ * to a separate owner-only file beside the journal (`approvals.jsonl.anchor`) and shown by `approvals
+ * list`. A chain rewritten from an edit onward, or cut at its end, is consistent with itself but not
+ * with the anchor, so `verify` reports it and appends are refused. The journal and its files are
+ * opened without following links.
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
-import { homedir } from "node:os";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { stateDir } from "../files/dirs.ts";
+import { ensurePrivateDir, openPrivateAppend, readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { dirname, join } from "node:path";
 import { DOMAIN, canonicalJson, digestOfText } from "./digest.ts";
 import { withLock } from "./lock.ts";
@@ -60,10 +67,7 @@ export type Journal = {
 };
 
 /** verdict's state directory: $XDG_STATE_HOME/verdict, ~/.local/state/verdict by default. */
-export function stateDir(env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
-  return join(base, "verdict");
-}
+export { stateDir };
 
 export function journalPath(env: Record<string, string | undefined> = process.env): string {
   return join(stateDir(env), "approvals.jsonl");
@@ -118,9 +122,10 @@ function checkLine(line: string, seq: number, prev: string): { record: JournalRe
 export function readJournal(path: string): Journal {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    const read = readPrivate(path, 1024 * 1024 * 1024);
+    if (read === undefined) return { path, records: [], intactBytes: 0 };
+    bytes = read;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, records: [], intactBytes: 0 };
     throw new Error(`cannot read the approvals journal ${path}: ${(error as Error).message}`);
   }
   const records: JournalRecord[] = [];
@@ -169,14 +174,16 @@ export function transact<T>(
   now: () => Date = () => new Date(),
   lockWaitMs?: number,
 ): T {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(path));
   return withLock(`${path}.lock`, () => {
     const journal = readJournal(path);
     const repairs: NewRecord[] = [];
     if (journal.damage?.kind === "broken") throw new JournalDamaged(path, journal.damage);
+    const behind = anchorDamage(journal, readAnchor(path));
+    if (behind) throw new JournalDamaged(path, behind);
     const records = journal.records;
     if (journal.damage?.kind === "torn") {
-      const torn = readFileSync(path).subarray(journal.intactBytes);
+      const torn = (readPrivate(path, 1024 * 1024 * 1024) ?? Buffer.alloc(0)).subarray(journal.intactBytes);
       repairs.push({ kind: "journal.torn", body: { offset: journal.intactBytes, length: torn.length, base64: torn.toString("base64"), line: journal.damage.line } });
     }
     const { append, result } = decide(records);
@@ -192,7 +199,7 @@ export function transact<T>(
       sealed.push(record);
     }
     const created = !existsSync(path);
-    const fd = openSync(path, "a", 0o600);
+    const fd = openPrivateAppend(path);
     try {
       if (journal.damage?.kind === "torn") ftruncateSync(fd, journal.intactBytes);
       const text = sealed.map((record) => `${canonicalJson(record)}\n`).join("");
@@ -202,6 +209,8 @@ export function transact<T>(
       closeSync(fd);
     }
     if (created) syncDirectory(dirname(path));
+    const head = sealed.at(-1)!;
+    writeAnchor(path, { v: 1, seq: head.seq, hash: head.hash, at: head.at });
     return result;
   }, lockWaitMs);
 }
@@ -219,14 +228,71 @@ function syncDirectory(dir: string): void {
   }
 }
 
-/** What `verify` found: every record checked, the first damage, and the torn writes kept so far. */
-export type Verification = { path: string; records: number; damage?: Damage; tornKept: { seq: number; line: number; length: number }[] };
+/** The head of the chain as last written, kept apart from the journal. */
+export type Anchor = { v: 1; seq: number; hash: string; at: string };
 
-/** Checks the whole chain, under the lock so an append in progress is not taken for a torn line. */
+export function anchorPath(path: string): string {
+  return `${path}.anchor`;
+}
+
+export function readAnchor(path: string): Anchor | undefined {
+  try {
+    const value = JSON.parse(readPrivate(anchorPath(path), 4096)?.toString("utf8") ?? "null") as Anchor | null;
+    return value && Number.isInteger(value.seq) && typeof value.hash === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeAnchor(path: string, anchor: Anchor): void {
+  writePrivateAtomic(anchorPath(path), `${JSON.stringify(anchor)}\n`, { sync: true });
+}
+
+/**
+ * How the journal disagrees with its anchor, if it does: records removed from its end (it is shorter
+ * than the anchor says), or rewritten (the anchored record's hash differs). Records after the anchor
+ * are an append whose anchor was not written yet (a crash between the two); they are not damage.
+ */
+export function anchorDamage(journal: Journal, anchor: Anchor | undefined): Damage | undefined {
+  if (!anchor) return undefined;
+  const line = Math.min(anchor.seq, journal.records.length) + 1;
+  if (anchor.seq >= journal.records.length) {
+    return {
+      line,
+      offset: journal.intactBytes,
+      kind: "broken",
+      message: `the journal holds ${journal.records.length} intact records but its anchor (${anchorPath(journal.path)}) says record ${anchor.seq} was written at ${anchor.at}: records were removed or cut from its end`,
+    };
+  }
+  if (journal.records[anchor.seq]!.hash !== anchor.hash) {
+    return {
+      line,
+      offset: 0,
+      kind: "broken",
+      message: `record ${anchor.seq} is not the one its anchor (${anchorPath(journal.path)}) recorded: the journal was rewritten`,
+    };
+  }
+  return undefined;
+}
+
+/** What `verify` found: every record checked, the first damage, and the torn writes kept so far. */
+export type Verification = {
+  path: string;
+  records: number;
+  damage?: Damage;
+  tornKept: { seq: number; line: number; length: number }[];
+  /** The head as anchored; absent for a journal written before anchors (or with its anchor removed). */
+  anchor?: Anchor;
+};
+
+/** Checks the whole chain and its anchor, under the lock so an append in progress is not taken for a torn line. */
 export function verifyJournal(path: string): Verification {
   const journal = existsSync(path) ? withLock(`${path}.lock`, () => readJournal(path)) : readJournal(path);
+  const anchor = readAnchor(path);
   const tornKept = journal.records
     .filter((record) => record.kind === "journal.torn")
     .map((record) => ({ seq: record.seq, line: Number(record.body.line), length: Number(record.body.length) }));
-  return { path, records: journal.records.length, ...(journal.damage ? { damage: journal.damage } : {}), tornKept };
+  // A chain that is intact in itself may still disagree with its anchor; a torn tail is checked too.
+  const damage = journal.damage?.kind === "broken" ? journal.damage : (anchorDamage(journal, anchor) ?? journal.damage);
+  return { path, records: journal.records.length, ...(damage ? { damage } : {}), tornKept, ...(anchor ? { anchor } : {}) };
 }

@@ -1,45 +1,89 @@
 /**
- * A lock file beside the journal, taken with O_CREAT|O_EXCL, so appends from
- * concurrent processes are serialised on every platform Bun runs on. A lock
- * left by a process that died is recovered: on this host when its process is
- * gone, on any host once it is older than STALE_AFTER_MS. Recovery itself
- * runs under a second, short-lived lock, so two processes never both remove
- * a lock and one of them a fresh one.
+ * A lock file beside the journal, so appends from concurrent processes are serialised on every
+ * platform Bun runs on.
+ *
+ * The lock is published whole: its holder record (pid, the process's start time, host, a random
+ * token) is written to a private temporary file first and then hard-linked to the lock's name, which
+ * the kernel does atomically and refuses when the name exists. So a lock never exists without saying
+ * who holds it, and a holder killed at any moment leaves a lock that names a dead process.
+ *
+ * A lock whose holder is dead is taken over at once: on this host when its pid is gone, or is now a
+ * different process (the start time differs: the pid was reused); on any host once it is older than
+ * STALE_AFTER_MS. Recovery runs under a second, short-lived lock, so two processes never both remove
+ * a lock and one of them a fresh one. Contention waits, within the caller's budget.
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
+import { createPrivateExclusive, writeAll } from "../files/private.ts";
 
 /** A holder keeps the lock for one read and one append: milliseconds. Older than this, it is stale. */
 export const STALE_AFTER_MS = 30_000;
-/** How long a process waits for the lock before it gives up. */
+/** How long a process waits for the lock before it gives up, unless the caller gives its own budget. */
 export const WAIT_AT_MOST_MS = 20_000;
 
 export class LockTimeout extends Error {
-  constructor(readonly path: string) {
-    super(`cannot take the journal lock ${path}: another process holds it (remove it if no verdict is running)`);
+  constructor(
+    readonly path: string,
+    waitedMs: number,
+    holder?: Holder,
+  ) {
+    super(
+      `cannot take the journal lock ${path} within ${waitedMs} ms: ${holder ? `process ${holder.pid} on ${holder.host} holds it and is alive` : "another process holds it"} (it is taken over at once when that process dies)`,
+    );
     this.name = "LockTimeout";
   }
 }
 
-type Holder = { pid: number; host: string; token: string; at: string };
+export type Holder = { pid: number; host: string; token: string; at: string; /** the holder's start time, where the system says */ start?: string };
 
+/** When process `pid` started, in clock ticks since boot (Linux /proc), to tell a reused pid apart. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count fields after its last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+let myStart: string | undefined | null = null;
+function me(): Holder {
+  if (myStart === null) myStart = processStart(process.pid);
+  return { pid: process.pid, host: hostname(), token: crypto.randomUUID(), at: new Date().toISOString(), ...(myStart ? { start: myStart } : {}) };
+}
+
+/** Publishes `holder` at `path` atomically; false when the lock is held. */
 function tryCreate(path: string, holder: Holder): boolean {
+  const temporary = `${path}.${holder.token}.tmp`;
   let fd: number;
   try {
-    fd = openSync(path, "wx", 0o600);
+    fd = createPrivateExclusive(temporary);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw new Error(`cannot create the lock ${path}: ${(error as Error).message}`);
   }
   try {
-    writeSync(fd, JSON.stringify(holder));
+    writeAll(fd, Buffer.from(JSON.stringify(holder), "utf8"));
   } finally {
     closeSync(fd);
   }
-  return true;
+  try {
+    linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new Error(`cannot create the lock ${path}: ${(error as Error).message}`);
+  } finally {
+    try {
+      unlinkSync(temporary);
+    } catch {}
+  }
 }
 
-function readHolder(path: string): { holder?: Holder; ageMs: number } | undefined {
+type Seen = { holder?: Holder; ageMs: number };
+
+function readHolder(path: string): Seen | undefined {
   try {
     const ageMs = Date.now() - statSync(path).mtimeMs;
     const text = readFileSync(path, "utf8");
@@ -53,26 +97,29 @@ function readHolder(path: string): { holder?: Holder; ageMs: number } | undefine
   }
 }
 
-function alive(pid: number): boolean {
+function alive(holder: Holder): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(holder.pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  // The pid is in use: by the holder, unless it was reused by a process that started later.
+  if (holder.start === undefined) return true;
+  const now = processStart(holder.pid);
+  return now === undefined || now === holder.start;
 }
 
-function isStale(seen: { holder?: Holder; ageMs: number }): boolean {
+function isStale(seen: Seen): boolean {
   if (seen.ageMs > STALE_AFTER_MS) return true;
-  if (!seen.holder) return seen.ageMs > 2_000; // created but never written: its creator died at once
-  return seen.holder.host === hostname() && seen.holder.pid !== process.pid && !alive(seen.holder.pid);
+  // Published whole, a lock always names its holder; one that does not was left by an older verdict.
+  if (!seen.holder) return seen.ageMs > 2_000;
+  return seen.holder.host === hostname() && seen.holder.pid !== process.pid && !alive(seen.holder);
 }
 
 /** Removes the lock at `path` if it is still the stale one seen, under the recovery lock. */
-function recover(path: string, seen: { holder?: Holder; ageMs: number }): void {
+function recover(path: string, seen: Seen): void {
   const breaker = `${path}.recover`;
-  const me: Holder = { pid: process.pid, host: hostname(), token: crypto.randomUUID(), at: new Date().toISOString() };
-  if (!tryCreate(breaker, me)) {
+  if (!tryCreate(breaker, me())) {
     const other = readHolder(breaker);
     if (other && isStale(other)) {
       try {
@@ -98,26 +145,28 @@ function recover(path: string, seen: { holder?: Holder; ageMs: number }): void {
   }
 }
 
-/** Runs `fn` holding the lock at `path`. */
+/** Runs `fn` holding the lock at `path`, waiting at most `waitAtMostMs` for it. */
 export function withLock<T>(path: string, fn: () => T, waitAtMostMs = WAIT_AT_MOST_MS): T {
-  const me: Holder = { pid: process.pid, host: hostname(), token: crypto.randomUUID(), at: new Date().toISOString() };
-  const deadline = Date.now() + waitAtMostMs;
+  const holder = me();
+  const started = Date.now();
+  const deadline = started + Math.max(0, waitAtMostMs);
   let pause = 1;
-  while (!tryCreate(path, me)) {
-    const seen = readHolder(path);
-    if (seen && isStale(seen)) {
-      recover(path, seen);
+  let last: Seen | undefined;
+  while (!tryCreate(path, holder)) {
+    last = readHolder(path);
+    if (last && isStale(last)) {
+      recover(path, last);
       continue;
     }
-    if (Date.now() > deadline) throw new LockTimeout(path);
-    Bun.sleepSync(pause + Math.random() * pause);
-    pause = Math.min(pause * 2, 25);
+    if (Date.now() >= deadline) throw new LockTimeout(path, Date.now() - started, last?.holder);
+    Bun.sleepSync(Math.min(pause + Math.random() * pause, Math.max(1, deadline - Date.now())));
+    pause = Math.min(pause * 2, 20);
   }
   try {
     return fn();
   } finally {
     const now = readHolder(path);
-    if (now?.holder?.token === me.token) {
+    if (now?.holder?.token === holder.token) {
       try {
         unlinkSync(path);
       } catch {

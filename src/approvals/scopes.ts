@@ -7,12 +7,12 @@
  */
 import { bindsTo } from "./decision.ts";
 import { scopeEnded, type State, type TaskEntry } from "./state.ts";
-import { callKey, taskOf, type Call } from "./task.ts";
+import { actionKey, callKey, taskOf, type Call } from "./task.ts";
 
 export type Cover = { entry: TaskEntry; scope: "once" | "task" | "run" };
 
 function sameCall(entry: TaskEntry, call: Call): boolean {
-  return entry.task.kind === "approval" && entry.task.session === call.session && callKey(entry.task.action) === callKey(call);
+  return entry.task.kind === "approval" && entry.task.session === call.session && actionKey(entry.task.action) === callKey(call);
 }
 
 /** The newest task or run approval that covers `call`, if any. */

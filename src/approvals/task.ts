@@ -10,6 +10,7 @@
  * `action` (the command, a question) was written by the model and is shown
  * as such, never folded into the summary.
  */
+import { redact } from "../core/redact.ts";
 import { DOMAIN, digestOf, short } from "./digest.ts";
 
 export const SCOPES = ["once", "task", "run"] as const;
@@ -65,7 +66,12 @@ type Common = {
 
 export type ApprovalFacts = Common & {
   kind: "approval";
-  action: { tool: string; program: string; command: string; cwd: string };
+  /**
+   * The command as a person is shown it, with any secret it carries masked. When masking changed it,
+   * `call_key` is the key of the exact command, so the task's digest (and a decision bound to it)
+   * covers exactly the call that was asked for, and only that call finds the task again.
+   */
+  action: { tool: string; program: string; command: string; cwd: string; call_key?: string };
   verdict: ShownVerdict;
   before: PriorCall[];
   options: ApprovalOption[];
@@ -90,9 +96,14 @@ export function callKey(call: Pick<Call, "tool" | "program" | "command" | "cwd">
   return digestOf(DOMAIN.call, { tool: call.tool, program: call.program, command: call.command, cwd: call.cwd });
 }
 
+/** The key of the exact call a task's action stands for (its command may be shown masked). */
+export function actionKey(action: ApprovalFacts["action"]): string {
+  return action.call_key ?? callKey(action);
+}
+
 /** The key of a task's subject: its call, or its question. */
 export function subjectKey(facts: TaskFacts): string {
-  return facts.kind === "approval" ? callKey(facts.action) : digestOf(DOMAIN.call, { question: facts.action.question, cwd: facts.action.cwd });
+  return facts.kind === "approval" ? actionKey(facts.action) : digestOf(DOMAIN.call, { question: facts.action.question, cwd: facts.action.cwd });
 }
 
 /** The digest a decision is bound to: SHA-256 over the canonical JSON of the recorded facts only. */
@@ -126,12 +137,19 @@ export function approvalTask(call: Call, verdict: ShownVerdict, before: PriorCal
     on_expiry: "deny",
     batched: timing.batched,
     n: timing.n,
-    action: { tool: call.tool, program: call.program, command: call.command, cwd: call.cwd },
-    verdict: stripUndefined(verdict),
-    before: before.slice(-BEFORE_KEPT).map((prior) => ({ command: prior.command.slice(0, BEFORE_CHARS), outcome: prior.outcome })),
+    action: maskedAction(call),
+    verdict: stripUndefined({ ...verdict, line: redact(verdict.line) }),
+    before: before.slice(-BEFORE_KEPT).map((prior) => ({ command: redact(prior.command.slice(0, BEFORE_CHARS)), outcome: redact(prior.outcome) })),
     options,
   };
   return sealTask(facts);
+}
+
+/** The action as stored: the command masked, bound to the exact call by its key when masking changed it. */
+function maskedAction(call: Call): ApprovalFacts["action"] {
+  const command = redact(call.command);
+  const action = { tool: call.tool, program: call.program, command, cwd: call.cwd };
+  return command === call.command ? action : { ...action, call_key: callKey(call) };
 }
 
 export type QuestionFrom = { host: string; session: string; task?: string; cwd: string };
@@ -150,7 +168,7 @@ export function questionTask(from: QuestionFrom, question: string, timing: Timin
     on_expiry: "deny",
     batched: timing.batched,
     n: timing.n,
-    action: { question, cwd: from.cwd },
+    action: { question: redact(question), cwd: from.cwd },
   };
   return sealTask(facts);
 }

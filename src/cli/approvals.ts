@@ -5,7 +5,7 @@
  * command's data).
  */
 import { jsonDocument } from "./json.ts";
-import { decideTask, journalPath, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
+import { decideTask, journalPath, readAnchor, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
 import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
 import { findTask, statusOf } from "../approvals/state.ts";
@@ -131,7 +131,9 @@ function list(all: boolean, json: boolean): number {
     human.push(...batched.filter((e) => e.task.session === run).map((e) => `  ${listLine(e, now)}`));
   }
   if (entries.some((e) => statusOf(e, now) === "open")) human.push("", "verdict approvals show ID   to see a task; approve ID or reject ID --reason TEXT to decide it");
-  return emit(json, { command: "list", exit: 0, message: `${entries.length} task${entries.length === 1 ? "" : "s"}`, data: { tasks: entries.map((e) => entryJson(e, now)) } }, human);
+  const anchor = readAnchor(journalPath());
+  if (anchor) human.push("", `journal head: record ${anchor.seq}, ${anchor.hash.slice(0, 16)} (note it: verdict approvals verify checks the journal against it)`);
+  return emit(json, { command: "list", exit: 0, message: `${entries.length} task${entries.length === 1 ? "" : "s"}`, data: { tasks: entries.map((e) => entryJson(e, now)), anchor: anchor ?? null } }, human);
 }
 
 function show(id: string, json: boolean): number {
@@ -278,5 +280,7 @@ function verify(json: boolean): number {
     return emit(json, { command: "verify", exit: EXIT.damaged, message, code: d.kind === "torn" ? "JOURNAL-TORN" : "JOURNAL-BROKEN", fix, data: { path: report.path, records: report.records, damage: d, torn_kept: report.tornKept } }, human);
   }
   human.unshift(`ok: ${report.records} record${report.records === 1 ? "" : "s"}, hash chain intact (${report.path})`);
-  return emit(json, { command: "verify", exit: 0, message: `${report.records} records, chain intact`, data: { path: report.path, records: report.records, torn_kept: report.tornKept } }, human);
+  if (report.anchor) human.push(`anchor: record ${report.anchor.seq}, head ${report.anchor.hash.slice(0, 16)} (written ${report.anchor.at}); the chain agrees with it`);
+  else if (report.records > 0) human.push(`note: no anchor beside the journal (${report.path}.anchor): a journal cut at its end cannot be told from a shorter one; the next append writes one`);
+  return emit(json, { command: "verify", exit: 0, message: `${report.records} records, chain intact`, data: { path: report.path, records: report.records, torn_kept: report.tornKept, anchor: report.anchor ?? null } }, human);
 }

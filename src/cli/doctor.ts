@@ -8,9 +8,9 @@
  * app-server` in a throwaway home (src/hosts/codex-trust.ts), never the person's CODEX_HOME; its own
  * judgments are logged as self-tests.
  */
+import { homeDir } from "../files/dirs.ts";
 import { jsonDocument } from "./json.ts";
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { codexTrust } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
@@ -98,7 +98,7 @@ function installHint(host: HostName, scope: Scope): string {
 }
 
 async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Promise<HostReport | undefined> {
-  const home = process.env.HOME || homedir();
+  const home = homeDir();
   const repository = repositoryRoot(cwd);
   const root = repository ?? resolve(cwd);
   const found: string[] = [];
@@ -219,6 +219,25 @@ function geminiTrust(home: string, cwd: string): Check {
   return { ok: false, what: `${cwd} is not a trusted folder, so Gemini CLI ignores its project hooks`, fix: `trust the folder when Gemini asks, or add "${cwd}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json` };
 }
 
+/** verdict's own folders and files are owner-only (0700 / 0600): others could read secrets' context or plant state. */
+function privateFilesCheck(): Check {
+  const { cacheDir, configDir, stateDir } = require("../files/dirs.ts") as typeof import("../files/dirs.ts");
+  const { widerThanPrivate } = require("../files/private.ts") as typeof import("../files/private.ts");
+  let wide: { path: string; mode: number; dir: boolean }[];
+  try {
+    wide = widerThanPrivate([stateDir(), configDir(), cacheDir()]);
+  } catch (error) {
+    return { ok: false, what: `verdict's folders cannot be checked: ${(error as Error).message}` };
+  }
+  if (wide.length === 0) return { ok: true, what: "verdict's files and folders are owner-only" };
+  const shown = wide.slice(0, 5).map((w) => `${w.path} (${w.mode.toString(8)})`).join(", ");
+  return {
+    ok: false,
+    what: `${wide.length} of verdict's files or folders can be read or written by others: ${shown}${wide.length > 5 ? ", ..." : ""}`,
+    fix: wide.slice(0, 5).map((w) => `chmod ${w.dir ? "700" : "600"} ${w.path}`).join("; "),
+  };
+}
+
 /** Whether the model the policy configures answers one real question set within judge.answer_within. */
 async function modelCheck(loaded: import("../policy/index.ts").LoadedPolicy, cwd: string, env: Record<string, string | undefined>): Promise<Check> {
   const { policy } = loaded;
@@ -252,6 +271,7 @@ async function policyChecks(cwd: string, file: string | undefined): Promise<{ ch
     return { checks, hosts: DEFAULT_HOSTS };
   }
   const { loaded } = result;
+  checks.push(privateFilesCheck());
   checks.push({ ok: true, what: `the policy loads (${loaded.layers.filter((l) => !l.ignored).map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
   const { formatProblem } = await import("../policy/index.ts");
   for (const layer of loaded.ignored) {

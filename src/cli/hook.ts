@@ -6,7 +6,7 @@
  * pass (turn ends). The exit status is always 0 unless the host was named wrongly (2, a usage error), so
  * no host mistakes a crash for "no hook ran".
  */
-import { writeSync } from "node:fs";
+import { existsSync, writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
@@ -14,6 +14,7 @@ import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
+import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
 
@@ -22,6 +23,11 @@ Registered by verdict install <host>; run verdict doctor to check it.
 
 Exit status: 0 with the decision on stdout, always (also when the policy is broken or time runs out: the
 decision is then hosts.on_error); 2 a usage error (no such host).`;
+
+/** A hook payload larger than this is refused (answered with hosts.on_error) rather than read on. */
+export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+/** How much of the payload's head is looked at for its kind before it has all arrived. */
+const SNIFF_BYTES = 256 * 1024;
 
 /** Margin kept below the host's timeout for writing the answer and exiting. */
 const EXIT_MARGIN_MS = 250;
@@ -39,10 +45,21 @@ export async function main(argv: string[]): Promise<number> {
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
   let used: LoadedPolicy | undefined;
+  // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
+  // Started only where the work can be heavy: a policy layer besides the embedded default (its own
+  // patterns), a large payload, a turn's end (a transcript). The embedded default on an ordinary
+  // payload is fuzzed to answer in well under a second, and a thread costs every hook some milliseconds.
+  let watchdog: Watchdog | undefined;
+  const ensureWatchdog = (): void => {
+    if (watchdog) return;
+    watchdog = startWatchdog();
+    armWatchdog();
+  };
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
     clearTimeout(timer);
+    if (watchdog && !watchdog.claim()) return;
     try {
       if (outcome.reply.stdout) writeSync(1, outcome.reply.stdout + "\n");
     } catch {
@@ -76,11 +93,19 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host, kind, `no answer within hosts.respond_within (${settings.respond_within})`, settings));
     process.exit(0);
   };
+  const armWatchdog = (): void => {
+    if (!watchdog) return;
+    const why = `no answer within hosts.respond_within (${settings.respond_within})`;
+    // A little before the main thread's own timer: starting a process on a busy machine costs too.
+    watchdog.arm(Math.max(0, deadlineMs(settings) - 150), fallbackReply(host, kind, why, settings).reply.stdout ?? "", `verdict hook ${host}: ${why}`);
+  };
   let timer = setTimeout(onDeadline, deadlineMs(settings));
+  armWatchdog();
   const rearm = (hosts: HostsSettings): void => {
     settings = hosts;
     clearTimeout(timer);
     timer = setTimeout(onDeadline, deadlineMs(hosts));
+    armWatchdog();
   };
 
   try {
@@ -88,17 +113,28 @@ export async function main(argv: string[]): Promise<number> {
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
+    if (hasOwnLayers(here)) ensureWatchdog();
     const early = loadPolicy({ cwd: here });
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
     const raw = await readStdin((chunk) => {
-      received += chunk;
-      if (kind === "unknown") kind = sniffKind(received);
+      if (received.length < SNIFF_BYTES) received += chunk;
+      else ensureWatchdog();
+      // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
+      if (kind === "unknown" && received.length < SNIFF_BYTES) {
+        kind = sniffKind(received);
+        if (kind !== "unknown") armWatchdog();
+      }
     });
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
-        const result = cwd === here && early.ok ? early : loadPolicy({ cwd });
+        if (cwd === here && early.ok) {
+          used = early.loaded;
+          return early;
+        }
+        if (hasOwnLayers(cwd)) ensureWatchdog();
+        const result = loadPolicy({ cwd });
         if (result.ok) used = result.loaded;
         return result;
       },
@@ -110,11 +146,16 @@ export async function main(argv: string[]): Promise<number> {
       // yaml package they use) costs several milliseconds that an ordinary judgment does not need.
       hostAsk: (call, judgment, loaded) => {
         const { hostAsk } = require("../approvals/index.ts") as typeof import("../approvals/index.ts");
-        return hostAsk(call, judgment, { policy: loaded.policy });
+        // Waiting for the journal's lock may use what is left of the hook's budget, not more.
+        return hostAsk(call, judgment, { policy: loaded.policy, lockWaitMs: Math.max(50, deadlineMs(settings) - 250) });
       },
       startedAt,
       stateDir: stateDir(),
-      onKind: (k) => (kind = k),
+      onKind: (k) => {
+        kind = k;
+        if (k === "turn-end") ensureWatchdog();
+        armWatchdog();
+      },
       onSettings: rearm,
     });
     answer(outcome);
@@ -122,6 +163,16 @@ export async function main(argv: string[]): Promise<number> {
     answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
   }
   return answered ? 0 : USAGE_EXIT;
+}
+
+/** Whether a policy layer besides the embedded default would be loaded for `cwd` (a file that exists). */
+function hasOwnLayers(cwd: string): boolean {
+  try {
+    const { repoPolicyPaths, userPolicyPath } = require("../policy/layers.ts") as typeof import("../policy/layers.ts");
+    return Boolean(process.env.VERDICT_POLICY) || existsSync(userPolicyPath(process.env)) || repoPolicyPaths(cwd).length > 0;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -168,9 +219,12 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
 async function readStdin(onChunk: (text: string) => void): Promise<string> {
   const chunks: Uint8Array[] = [];
   const reader = Bun.stdin.stream().getReader();
+  let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    size += value.byteLength;
+    if (size > MAX_PAYLOAD_BYTES) throw new Error(`the hook payload is larger than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB; not judged`);
     chunks.push(value);
     onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8"));
   }

@@ -2,6 +2,8 @@
  * verdict run: carries out a natural-language request with a model that can
  * call one shell tool, checking every call (docs/task.md).
  */
+import { redact, redactDeep } from "../core/redact.ts";
+import { toolEnvironment } from "../task/environment.ts";
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { loadPolicy } from "../policy/load.ts";
@@ -106,15 +108,21 @@ export async function main(argv: string[]): Promise<number> {
   const startedAt = new Date();
   const started = performance.now();
   const apiKey = settings.keyEnv ? env[settings.keyEnv] || undefined : undefined;
-  const toolEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && name !== settings.keyEnv) toolEnv[name] = value;
-  Object.assign(toolEnv, loaded.loaded.policy.task.env, { VERDICT_RUN_ID: runId });
+  // Tool calls see an allowlist of verdict's environment, never its keys or anything credential-like.
+  const model = loaded.loaded.policy.model;
+  const scrubbed = toolEnvironment(env, {
+    keyEnvs: [settings.keyEnv, model.jev.key_env, model.openai.key_env],
+    pass: loaded.loaded.policy.task.pass_env ?? [],
+    set: { ...loaded.loaded.policy.task.env, VERDICT_RUN_ID: runId },
+  });
+  const toolEnv = scrubbed.env;
+  for (const name of scrubbed.withheld) console.error(`verdict: run: ${name} is not passed to tool calls: it names or holds a credential (or one of verdict's own keys)`);
 
   const evidence: Evidence = {
     version: 1,
     kind: "verdict-run",
     runId,
-    request: parsed.request,
+    request: redact(parsed.request),
     cwd,
     startedAt: startedAt.toISOString(),
     endedAt: null,
@@ -144,7 +152,7 @@ export async function main(argv: string[]): Promise<number> {
   const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => [signal, onSignal(signal)] as const);
   for (const [signal, handler] of handlers) process.on(signal, handler);
 
-  const note = parsed.json ? () => {} : (line: string) => console.log(line);
+  const note = parsed.json ? () => {} : (line: string) => console.log(redact(line));
   note(`verdict run ${runId}: ${settings.endpoint} (model ${settings.model}), effects ${settings.bounds.effects}, in ${cwd}`);
   // The handlers stay until the evidence is written: a late signal must not kill the process before that.
   const outcome: Outcome = await runTask({
@@ -173,10 +181,10 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`verdict: run: cannot write the evidence to ${evidence.evidencePath}: ${(error as Error).message}`);
   }
   if (parsed.json) {
-    console.log(JSON.stringify(evidence, null, 2));
+    console.log(JSON.stringify(redactDeep(evidence), null, 2));
   } else {
-    console.log(`${outcome.status} (exit ${outcome.exitCode}): ${outcome.message}`);
-    for (const obligation of outcome.remainingObligations) console.log(`  remaining: ${obligation}`);
+    console.log(redact(`${outcome.status} (exit ${outcome.exitCode}): ${outcome.message}`));
+    for (const obligation of outcome.remainingObligations) console.log(redact(`  remaining: ${obligation}`));
     if (saved) console.log(`evidence: ${evidence.evidencePath}`);
   }
   for (const [signal, handler] of handlers) process.off(signal, handler);

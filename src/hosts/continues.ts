@@ -3,30 +3,43 @@
  * process, so the count lives in a small file per host and session under the state directory. It is reset
  * whenever the host says it is not already continuing (stop_hook_active false).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { stateDir } from "../files/dirs.ts";
+import { readPrivate, writePrivateAtomic } from "../files/private.ts";
 
-// node:os is loaded only when HOME is unset: it costs about 0.4 M instructions at every start.
-export function stateDir(env: Record<string, string | undefined> = process.env): string {
-  return join(env.XDG_STATE_HOME || join(env.HOME || (require("node:os") as typeof import("node:os")).homedir(), ".local", "state"), "verdict");
-}
+export { stateDir };
 
 function fileFor(dir: string, host: string, sessionId: string): string {
   const key = new Bun.CryptoHasher("sha256").update(`${host}\0${sessionId}`).digest("hex").slice(0, 32);
   return join(dir, "continues", `${key}.json`);
 }
 
-export type ContinueState = { count: number; /** the final message verdict answered last time */ final?: string };
+/**
+ * The count, and which final message verdict answered last time: its length and digest, never its text
+ * (a final message can hold a secret, and this file outlives the session).
+ */
+export type ContinueState = { count: number; final?: { length: number; digest: string } };
+
+const digestOf = (text: string): string => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 export function readContinueState(dir: string, host: string, sessionId: string | undefined): ContinueState {
   if (!sessionId) return { count: 0 };
   try {
-    const value = JSON.parse(readFileSync(fileFor(dir, host, sessionId), "utf8"));
+    const value = JSON.parse(readPrivate(fileFor(dir, host, sessionId), 64 * 1024)?.toString("utf8") ?? "");
     const count = Number.isInteger(value?.count) && value.count >= 0 ? value.count : 0;
-    return typeof value?.final === "string" ? { count, final: value.final } : { count };
+    const final = value?.final;
+    return Number.isInteger(final?.length) && typeof final?.digest === "string" ? { count, final: { length: final.length, digest: final.digest } } : { count };
   } catch {
     return { count: 0 };
   }
+}
+
+/** What is new in `final` after the message answered last time, when `final` repeats it first (Gemini CLI). */
+export function afterPrevious(final: string, state: ContinueState): string {
+  const previous = state.final;
+  if (!previous || final.length <= previous.length || digestOf(final.slice(0, previous.length)) !== previous.digest) return final;
+  return final.slice(previous.length).replace(/^\n/, "");
 }
 
 export function readContinues(dir: string, host: string, sessionId: string | undefined): number {
@@ -41,10 +54,8 @@ export function writeContinues(dir: string, host: string, sessionId: string | un
       rmSync(file, { force: true });
       return;
     }
-    mkdirSync(join(dir, "continues"), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ count, at: new Date().toISOString(), ...(final !== undefined ? { final } : {}) }));
-    renameSync(temp, file);
+    const record = { count, at: new Date().toISOString(), ...(final !== undefined ? { final: { length: final.length, digest: digestOf(final) } } : {}) };
+    writePrivateAtomic(file, JSON.stringify(record));
   } catch {
     // a count that cannot be kept only weakens the cap, and the host has its own
   }

@@ -6,7 +6,7 @@
  * beforeReadFile (file_path), beforeMCPExecution (tool_name, tool_input, url or command) and preToolUse
  * for the file tools are judged as tool calls, answered with the same `permission` reply.
  */
-import { toolCall } from "../tools/payload.ts";
+import { mcpArgs, mcpParts, toolCall } from "../tools/payload.ts";
 import { obj, PayloadError, requireStr, str, type Adapter, type HookEvent, type Payload } from "./types.ts";
 
 /** beforeMCPExecution: the server is named by its url or its command; tool_input is a JSON text or an object. */
@@ -54,8 +54,7 @@ export const cursor: Adapter = {
           throw new PayloadError(`beforeMCPExecution: tool_input is not JSON (${input.slice(0, 60)})`);
         }
       }
-      const map = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Payload) : { value: args };
-      return { kind: "tool", event, call: { tool: name, parts: [{ kind: "mcp", server: mcpServer(payload), tool: name, args: map }] }, cwd: cwdOf(payload), sessionId };
+      return { kind: "tool", event, call: { tool: name, parts: mcpParts(mcpServer(payload), name, mcpArgs(args)) }, cwd: cwdOf(payload), sessionId };
     }
     if (event === "stop") {
       const loopCount = typeof payload.loop_count === "number" ? payload.loop_count : 0;

@@ -4,12 +4,13 @@
  * policy's hosts.on_error for the host (with the error in the reason), a turn's end gets pass.
  */
 import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
+import { redact } from "../core/redact.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { ToolInput, ToolJudgment } from "../judge/tool.ts";
 import { callText, type ToolCall } from "../tools/types.ts";
 import type { LoadedPolicy, LoadResult } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { readContinueState, writeContinues } from "./continues.ts";
+import { afterPrevious, readContinueState, writeContinues } from "./continues.ts";
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { cursor } from "./cursor.ts";
@@ -83,7 +84,9 @@ function reasonFor(line: string): string {
 }
 
 /** The reply when verdict cannot judge: on_error for a command, pass for anything else. */
-export function fallbackReply(host: HostName, kind: EventKind, error: string, hosts: HostsSettings = DEFAULT_HOSTS): HookOutcome {
+export function fallbackReply(host: HostName, kind: EventKind, raw: string, hosts: HostsSettings = DEFAULT_HOSTS): HookOutcome {
+  // An error may carry part of a payload or a file: what reaches the host (and its model) is redacted.
+  const error = redact(raw);
   const adapter = ADAPTERS[host];
   if (kind !== "command") {
     const reply = kind === "turn-end" ? adapter.turnEnd(undefined) : NO_OPINION;
@@ -271,9 +274,7 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
   let final = event.final ?? facts.final;
   // Gemini CLI's prompt_response after a continue holds every answer of the turn, newline-joined: judge
   // only what came after the answer verdict last judged.
-  if (final !== undefined && state.final !== undefined && final.length > state.final.length && final.startsWith(state.final)) {
-    final = final.slice(state.final.length).replace(/^\n/, "");
-  }
+  if (final !== undefined) final = afterPrevious(final, state);
   if (final === undefined || final.trim() === "") return stop("no final message to judge");
 
   const transcript = facts.commands && !facts.error ? { commands: facts.commands } : undefined;

@@ -5,8 +5,8 @@
  * project installs write). Files are read and edited as JSONC (jsonc-parser): comments, key order and
  * formatting outside the hook lists verdict changes are kept byte for byte.
  */
+import { homeDir } from "../files/dirs.ts";
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
 import { HOST_TITLES, type HostName } from "./types.ts";
@@ -18,7 +18,7 @@ export type Env = Record<string, string | undefined>;
 
 /** The settings file verdict's hooks go into; `root` is the project's root for project and local scope. */
 export function settingsPath(host: HostName, scope: Scope, root: string, env: Env = process.env): string {
-  const home = env.HOME || homedir();
+  const home = homeDir(env);
   switch (host) {
     case "claude":
       if (scope === "local") return join(root, ".claude", "settings.local.json");

@@ -4,7 +4,7 @@
  * skipped, like any line that does not parse. Tool results, meta records and host-injected text (earlier
  * "Stop hook feedback", Codex's <hook_prompt>, environment boilerplate) are not requests.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 export const TAIL_BYTES = 512 * 1024;
 /** How many of the latest requests are kept (oldest first). */
@@ -28,9 +28,13 @@ function contentText(content: unknown): string {
 }
 
 export function readTail(path: string, budget = TAIL_BYTES): { lines: string[]; cut: boolean } {
-  const fd = openSync(path, "r");
+  // Non-blocking, and only a regular file: a transcript path that names a FIFO or a device (the payload
+  // says where it is) must not hold the hook up.
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { lines: [], cut: false };
+    const size = stat.size;
     const start = Math.max(0, size - budget);
     const buffer = Buffer.alloc(size - start);
     let read = 0;

@@ -13,8 +13,10 @@
  * with it sees a miss. Only answers are cached, never failures; an entry
  * holds no secret because its text was redacted before it was keyed.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { cacheDir as verdictCacheDir, homeDir } from "../files/dirs.ts";
+import { createPrivateExclusive, ensurePrivateDir, readPrivate, writeAll } from "../files/private.ts";
 import type { ModelAnswer, Usage } from "../core/questions.ts";
 
 /** node:os, loaded only when HOME or TMPDIR is unset: it costs about 0.4 M instructions at every start. */
@@ -39,8 +41,7 @@ export type CacheEntry = {
 const STALE_TEMP_MS = 60_000;
 
 export function cacheDir(env: Env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || os().homedir(), ".cache");
-  return join(base, "verdict", "answers");
+  return join(verdictCacheDir(env), "answers");
 }
 
 /**
@@ -54,7 +55,7 @@ export function cwdKind(cwd: string, projectRoot: string | undefined, env: Env):
     const rel = relative(resolve(root), dir);
     return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
   };
-  const home = env.HOME || os().homedir();
+  const home = homeDir(env);
   if (dir === "/") return "root";
   if (projectRoot && inside(projectRoot)) return resolve(projectRoot) === dir ? "project-root" : "in-project";
   if (dir === resolve(home)) return "home";
@@ -88,7 +89,7 @@ function entryPath(dir: string, key: string): string {
 export function readCached(dir: string, key: string, limits: CacheLimits, now = Date.now()): CacheEntry | undefined {
   if (limits.maxEntries <= 0) return undefined;
   try {
-    const entry = JSON.parse(readFileSync(entryPath(dir, key), "utf8")) as CacheEntry;
+    const entry = JSON.parse(readPrivate(entryPath(dir, key), 16 * 1024 * 1024)?.toString("utf8") ?? "") as CacheEntry;
     if (entry.key !== key || typeof entry.storedAt !== "number" || now - entry.storedAt > limits.maxAgeMs) return undefined;
     if (typeof entry.answers !== "object" || entry.answers === null) return undefined;
     return entry;
@@ -101,11 +102,11 @@ export function readCached(dir: string, key: string, limits: CacheLimits, now = 
 export function writeCached(dir: string, entry: CacheEntry, limits: CacheLimits): void {
   if (limits.maxEntries <= 0) return;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dir);
     const temp = join(dir, `.${entry.key.slice(0, 16)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-    const fd = openSync(temp, "wx", 0o600);
+    const fd = createPrivateExclusive(temp);
     try {
-      writeSync(fd, JSON.stringify(entry));
+      writeAll(fd, Buffer.from(JSON.stringify(entry), "utf8"));
     } finally {
       closeSync(fd);
     }

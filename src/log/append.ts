@@ -20,8 +20,9 @@
  * under (2) alone and rotation waits for the next writer: a judgment is
  * never held up or lost for the sake of its log.
  */
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { createPrivateExclusive, ensurePrivateDir, openPrivateAppend } from "../files/private.ts";
 
 const STALE_LOCK_MS = 2000;
 const WAIT_MS = 300;
@@ -30,7 +31,7 @@ export type Rotation = { maxBytes: number; keep: number };
 
 function tryLock(lock: string): number | undefined {
   try {
-    return openSync(lock, "wx", 0o600);
+    return createPrivateExclusive(lock);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     try {
@@ -85,7 +86,7 @@ function writeAll(fd: number, data: Uint8Array): void {
 
 /** Appends `line` (a newline is added) to `path`, rotating first when it would pass maxBytes. */
 export function appendLine(path: string, line: string, rotation: Rotation): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(path));
   const data = new TextEncoder().encode(`${line.replace(/\n/g, " ")}\n`);
   withLock(`${path}.lock`, (locked) => {
     if (locked) {
@@ -97,7 +98,8 @@ export function appendLine(path: string, line: string, rotation: Rotation): void
       }
       if (size > 0 && size + data.length > rotation.maxBytes) rotate(path, rotation.keep);
     }
-    const fd = openSync(path, "a", 0o600);
+    // Never through a link: a decisions.jsonl that points at ~/.bashrc is refused, not appended to.
+    const fd = openPrivateAppend(path);
     try {
       writeAll(fd, data);
     } finally {

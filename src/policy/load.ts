@@ -21,7 +21,7 @@ import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
-import { readLayerChain, repoPolicyPath, repositoryRoot, userPolicyPath, type Env, type LayerName } from "./layers.ts";
+import { readLayerChain, repoPolicyPaths, repositoryRoot, resolvesInside, safeProblem, userPolicyPath, type Env, type LayerName } from "./layers.ts";
 import { emptyMerged, mergeLayer, type Origin } from "./merge.ts";
 import { positionOf } from "./positions.ts";
 import { layeredDigest } from "./digest.ts";
@@ -120,18 +120,27 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
 
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
-    { name: "repo", file: options.repoFile ?? (wanted("repo") ? repoPolicyPath(options.cwd) : undefined), mustExist: options.repoFile !== undefined },
+    // Every repository layer from the root down to cwd, root first, each under its own trust (or the one file policy trust names).
+    ...(options.repoFile !== undefined ? [options.repoFile] : wanted("repo") ? repoPolicyPaths(options.cwd) : []).map((file) => ({ name: "repo" as LayerName, file, mustExist: options.repoFile !== undefined })),
     { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
   ];
   for (const { name, file, mustExist } of candidates) {
     if (!file || (!mustExist && !existsSync(file))) continue;
     // 1. Parse strictly (readLayerChain reads each file with parse.ts).
     const chain = readLayerChain(file);
-    for (const part of chain.files) texts.set(part.file, part.text);
     const own = chain.files[chain.files.length - 1];
     const ownFile = own?.file ?? resolve(file);
     const digest = chainDigest(chain.files.map((part) => part.text));
     const trusted = name !== "repo" || options.trustRepo === true || isTrusted(env, ownFile, digest);
+    // A repository file that resolves outside the repository (a link to ../.env, ~/.git-credentials,
+    // /dev/zero) is not used, and nothing of it is shown, until a person trusts it.
+    const root = name === "repo" ? (repositoryRoot(options.cwd) ?? options.cwd) : undefined;
+    const outside = root === undefined ? [] : [file, ...chain.files.map((part) => part.file)].filter((part) => !resolvesInside(part, root));
+    if (outside.length > 0 && !trusted) {
+      warnings.push(`ignored ${file}: it resolves outside the repository (${outside.join(", ")}), so it is not read until you trust it: verdict policy trust ${file}`);
+      continue;
+    }
+    for (const part of chain.files) texts.set(part.file, part.text);
     const layerProblems: Pending[] = [...chain.problems];
     const layerWritten: Written = new Map();
     // 2. Validate every file in full, and 3. compile its rules, whatever its trust.
@@ -215,7 +224,8 @@ function partlyIgnored(file: string, parts: { path: string; why: string }[]): st
 
 /** Adds line and column, lazily loading the `yaml` package (only on this error path). */
 function withPosition(problem: Pending, texts: Map<string, string>): PolicyProblem {
-  const { segments, atKey, ...rest } = problem;
+  // Made safe to show (layers.ts): what a problem found is redacted and clipped, never a file's secret.
+  const { segments, atKey, ...rest } = safeProblem(problem);
   if (rest.line !== undefined) return rest;
   const text = texts.get(problem.file);
   if (text === undefined) return rest;

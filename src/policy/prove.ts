@@ -41,7 +41,10 @@ export function checkFile(part: LayerFile, written: Written): Pending[] {
   ((part.data as { tool_rules?: Policy["tool_rules"] }).tool_rules ?? []).forEach((rule, index) => {
     written.set(rule, { file: part.file, index });
     // Its act is checked once merged (checkMerged): here, what compiles.
-    for (const problem of slowPatterns(rule.match, ["match"])) problems.push({ ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`), segments: ["tool_rules", index, ...problem.segments], path: ["tool_rules", index, ...problem.segments].join("."), found: problem.found, hint: problem.hint });
+    const slow = slowPatterns(rule.match, ["match"]);
+    for (const problem of slow) problems.push({ ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`), segments: ["tool_rules", index, ...problem.segments], path: ["tool_rules", index, ...problem.segments].join("."), found: problem.found, hint: problem.hint });
+    // Compiling would refuse the same pattern again, in other words.
+    if (slow.length > 0) return;
     for (const problem of toolRuleProblems([rule], [rule.act])) {
       problems.push(toolProblem(part.file, index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
     }
@@ -54,7 +57,7 @@ function slowPatterns(value: unknown, at: (string | number)[]): { segments: (str
   if (typeof value === "string") {
     const regex = /^\/(.+)\/(i?)$/s.exec(value);
     const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
-    return slow ? [{ segments: at, message: slow, found: JSON.stringify(value), hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" }] : [];
+    return slow ? [{ segments: at, message: `${slow}; rewrite it without nested repetition or overlapping alternatives`, found: JSON.stringify(value), hint: "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)" }] : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => slowPatterns(item, [...at, index]));
   if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => slowPatterns(item, [...at, key]));

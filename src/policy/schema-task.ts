@@ -22,6 +22,11 @@ export const TaskSection = z
       .enum(["auto", "on", "off"])
       .describe("Copy each tool call's output live to verdict's stderr: auto does it when stderr is a terminal."),
     env: z.record(EnvName, z.string()).describe("Variables added to every tool call's environment."),
+    pass_env: z
+      .array(EnvName)
+      .describe(
+        "Names of verdict's own environment variables passed on to tool calls besides the allowlist (PATH, HOME, LANG, LC_*, TERM, toolchain variables); credential-like names and verdict's keys are never passed.",
+      ),
   })
   .describe("verdict run: the task loop.");
 

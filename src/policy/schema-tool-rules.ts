@@ -23,13 +23,17 @@ const Patterns = z.array(z.string()).min(1);
 export const ToolRuleMatch = z
   .strictObject({
     kind: z.array(ToolKind).min(1).optional().describe("The part is one of these kinds."),
-    tool: Patterns.optional().describe("The host's name for the tool (Write, apply_patch, replace, read_file) or, for mcp, the MCP tool's name (delete_repository)."),
+    tool: Patterns.optional().describe("The host's name for the tool (Write, apply_patch, replace, read_file) or, for mcp, the MCP tool's name (delete_repository); tried as given and in lower-case snake_case words (deleteRepo and delete-repo as delete_repo)."),
     server: Patterns.optional().describe("mcp: the MCP server's name."),
     args_any: z
       .record(z.string().min(1), Patterns)
       .optional()
       .describe("mcp: some named argument's value (as text; objects as JSON) matches one of its patterns. The name * stands for any argument."),
-    url: Patterns.optional().describe("fetch: the URL matches."),
+    url: Patterns.optional().describe("fetch: the URL matches, as written or as a browser normalises it (host lower-cased, 0xa9fea9fe and 2852039166 as 169.254.169.254)."),
+    carries_secret: z
+      .boolean()
+      .optional()
+      .describe("fetch: the URL carries a credential out (a token of a known shape, a secret-named parameter, a private key, or a long encoded blob)."),
     path_class: z.array(PathClass).min(1).optional().describe("The path falls in one of these places (after symlinks are resolved)."),
     path_class_none: z.array(PathClass).min(1).optional().describe("The path falls in none of these places."),
     path: Patterns.optional().describe("The path matches: tried as an absolute path, as ~/... under the home, and relative to the project root inside the project."),

@@ -5,16 +5,14 @@
  * content digest of the file (and of the files it extends) in the user's
  * config, and is void once any of them changes.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { configDir } from "../files/dirs.ts";
+import { readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { isMap } from "./merge.ts";
 import { durationMs } from "../core/units.ts";
 import { VERDICTS } from "../core/answers.ts";
 
-export function configDir(env: Record<string, string | undefined>): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || env.USERPROFILE || ".", ".config");
-  return join(base, "verdict");
-}
+export { configDir };
 
 export function trustStorePath(env: Record<string, string | undefined>): string {
   return join(configDir(env), "trusted.json");
@@ -31,7 +29,7 @@ type TrustStore = { version: 1; files: Record<string, { digest: string; trusted_
 
 export function readTrustStore(env: Record<string, string | undefined>): TrustStore {
   try {
-    const parsed = JSON.parse(readFileSync(trustStorePath(env), "utf8")) as TrustStore;
+    const parsed = JSON.parse(readPrivate(trustStorePath(env), 4 * 1024 * 1024)?.toString("utf8") ?? "") as TrustStore;
     return isMap(parsed) && isMap(parsed.files) ? parsed : { version: 1, files: {} };
   } catch {
     return { version: 1, files: {} };
@@ -47,10 +45,7 @@ export function trust(env: Record<string, string | undefined>, file: string, dig
   const store = readTrustStore(env);
   store.files[file] = { digest, trusted_at: new Date().toISOString() };
   const path = trustStorePath(env);
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(store, null, 2)}\n`);
-  renameSync(temporary, path);
+  writePrivateAtomic(path, `${JSON.stringify(store, null, 2)}\n`);
   return path;
 }
 

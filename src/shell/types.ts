@@ -21,6 +21,8 @@ export type ExecutedCommand = {
   cwd?: string;
   /** Wrapper chain that led here, outermost first: ["sudo"], ["bash -c"], ["xargs"], ["find -exec"], ["$( )"], ["heredoc->sh"]. */
   via: string[];
+  /** A wrapper (env, sudo) judged on its own with its arguments removed: conditions on its arguments cannot hold. */
+  wrapperOnly?: true;
   /** The program name itself comes from an expansion ($X, $(..), a glob): the program is unknown. */
   dynamic: boolean;
   /** A here-document or here-string body fed to this command (data for `cat`, code for `bash`). */

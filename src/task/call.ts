@@ -4,6 +4,8 @@
  * observes what it names, a write is read back, a call stopped at its limit
  * or cancelled ends the run.
  */
+import { redact } from "../core/redact.ts";
+import { redactingWriter } from "./environment.ts";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { decideAsk } from "./ask.ts";
 import type { ToolCall } from "./client.ts";
@@ -98,6 +100,9 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
   const claims = plan.write.known ? plan.write.claims : [];
   const targetsBefore = snapshotTargets(claims);
   const left = options.deadline - performance.now();
+  // The live copy on the terminal is redacted line by line, like everything else the output reaches.
+  const toTerminal = (text: string) => void process.stderr.write(text);
+  const mirror = options.mirror ? { stdout: redactingWriter(toTerminal), stderr: redactingWriter(toTerminal) } : undefined;
   const receipt = await runArgv({
     argv: plan.argv,
     cwd,
@@ -106,8 +111,10 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
     maxOutputBytes: bounds.maxOutputBytes,
     graceMs: bounds.graceMs,
     signal: options.signal,
-    ...(options.mirror ? { mirror: (_stream, chunk) => void process.stderr.write(chunk) } : {}),
+    ...(mirror ? { mirror: (stream, chunk) => mirror[stream].push(chunk) } : {}),
   });
+  mirror?.stdout.flush();
+  mirror?.stderr.flush();
   const after = fingerprint(cwd, bounds.maxFingerprintEntries, state.digests);
   const diff = diffFingerprints(before, after);
   state.total = accumulate(state.total, diff);
@@ -115,11 +122,12 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
   state.history.push(call.command);
   step.decision = "ran";
   step.receipt = receiptFields(receipt);
-  step.stdout = preview(receipt.stdout.text);
-  step.stderr = preview(receipt.stderr.text);
+  step.stdout = preview(redact(receipt.stdout.text));
+  step.stderr = preview(redact(receipt.stderr.text));
   step.effects = diff;
   evidence.effects = state.total;
-  const toolResult = formatReceipt(call.command, cwd, receipt);
+  // What the model reads of the output: secrets out first.
+  const toolResult = redact(formatReceipt(call.command, cwd, receipt));
   step.toolResult = toolResult;
   options.note(`    ${statusLine(receipt, plan.effectClass, diff)}`);
   if (receipt.stdout.truncated || receipt.stderr.truncated) {

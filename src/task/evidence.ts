@@ -5,8 +5,9 @@
  * to $XDG_STATE_HOME/verdict/runs/, after every step and once more at the
  * end, so an interrupted run still leaves a whole document behind.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { homedir } from "node:os";
+import { stateDir } from "../files/dirs.ts";
+import { redactDeep } from "../core/redact.ts";
+import { writePrivateAtomic } from "../files/private.ts";
 import { join } from "node:path";
 import type { EffectDiff } from "./fingerprint.ts";
 import type { Outcome } from "./outcome.ts";
@@ -98,9 +99,7 @@ export type Evidence = {
 
 export type FingerprintSummary = { entries: number; complete: boolean; digest: string; problems: string[] };
 
-export function stateDir(env: Record<string, string | undefined>): string {
-  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "verdict");
-}
+export { stateDir };
 
 export function runsDir(env: Record<string, string | undefined>): string {
   return join(stateDir(env), "runs");
@@ -113,25 +112,8 @@ export function evidencePath(dir: string, runId: string, startedAt: Date): strin
 }
 
 export function writeEvidence(evidence: Evidence): void {
-  const path = evidence.evidencePath;
-  const dir = path.slice(0, path.lastIndexOf("/"));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(evidence, null, 2)}\n`);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    try {
-      unlinkSync(temporary);
-    } catch {
-      /* already gone */
-    }
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temporary, path);
+  // Tool calls, their output and the model's messages can carry secrets: the evidence keeps none.
+  writePrivateAtomic(evidence.evidencePath, `${JSON.stringify(redactDeep(evidence), null, 2)}\n`, { sync: true });
 }
 
 /** The first PREVIEW_CHARS characters, with a count of the rest. */

@@ -6,6 +6,7 @@
  */
 import { PayloadError } from "./types.ts";
 import { parsePatch } from "./patch.ts";
+import { toolWords } from "./rules.ts";
 import { lineCount, type ToolCall, type ToolPart } from "./types.ts";
 
 type Input = Record<string, unknown>;
@@ -30,10 +31,41 @@ export function mcpName(name: string): { server: string; tool: string } | undefi
   return m ? { server: m[1]!, tool: m[2]! } : undefined;
 }
 
-function mcpCall(tool: string, server: string, name: string, args: unknown): ToolCall {
+/** Argument names under which MCP tools take a file path, or a URL they open. */
+const PATH_ARGS = new Set(["path", "paths", "file", "files", "file_path", "filepath", "filename", "absolute_path", "source", "destination", "target", "notebook_path"]);
+const URL_ARGS = new Set(["url", "uri", "href", "link"]);
+/** An MCP tool whose name's first word says it reads (read_file, get_file_contents, list_directory). */
+const READ_WORD = /^(get|list|search|read|fetch|query|describe|show|find|view|lookup|retrieve|open|cat|head|tail|directory|stat)(_|$)/;
+
+function argStrings(value: unknown): string[] {
+  if (typeof value === "string") return value === "" ? [] : [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v !== "") : [];
+}
+
+/**
+ * An MCP call's parts: the call itself, and what it names a file or URL with, judged as a file tool's
+ * part would be (a filesystem server's read_file of ~/.ssh/id_rsa is a credential read, a fetch server's
+ * URL is a fetch): the path's part reads when the tool's name says it reads, else writes.
+ */
+export function mcpParts(server: string, name: string, args: Input): ToolPart[] {
+  const parts: ToolPart[] = [{ kind: "mcp", server, tool: name, args }];
+  const reads = READ_WORD.test(toolWords(name));
+  for (const [key, value] of Object.entries(args)) {
+    const k = toolWords(key);
+    if (PATH_ARGS.has(k)) for (const path of argStrings(value)) parts.push({ kind: reads ? "read" : "write", path, tool: name });
+    else if (URL_ARGS.has(k)) for (const url of argStrings(value)) if (/^https?:\/\//i.test(url)) parts.push({ kind: "fetch", url, tool: name });
+  }
+  return parts;
+}
+
+/** An MCP call's arguments as a map: a JSON text parsed, anything else under `value`. */
+export function mcpArgs(args: unknown): Input {
   const parsed = typeof args === "string" ? safeJson(args) : args;
-  const map = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Input) : { value: parsed };
-  return { tool, parts: [{ kind: "mcp", server, tool: name, args: map }] };
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Input) : { value: parsed };
+}
+
+function mcpCall(tool: string, server: string, name: string, args: unknown): ToolCall {
+  return { tool, parts: mcpParts(server, name, mcpArgs(args)) };
 }
 
 function safeJson(value: string): unknown {

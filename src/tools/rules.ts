@@ -19,6 +19,21 @@ function any(field: string, patterns: readonly string[]): Matcher {
   }
 }
 
+/**
+ * A tool's name in words: split at camelCase, digits, `-`, `.`, spaces, lower-cased and joined with `_`
+ * (deleteRepo, delete-repo, chat.postMessage, DROP_TABLE: delete_repo, chat_post_message, drop_table),
+ * so a rule's pattern is written once, for snake_case words.
+ */
+export function toolWords(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .join("_");
+}
+
 function argText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value) ?? "";
 }
@@ -34,7 +49,8 @@ export function compileToolRule(rule: ToolRule, index: number): CompiledToolRule
   }
   if (m.tool) {
     const tool = any("tool", m.tool);
-    add("tool", (part) => part.tool !== undefined && tool(part.tool));
+    // Tried on the name as given and in words (deleteRepo as delete_repo).
+    add("tool", (part) => part.tool !== undefined && (tool(part.tool) || tool(toolWords(part.tool))));
   }
   if (m.server) {
     const server = any("server", m.server);
@@ -49,7 +65,11 @@ export function compileToolRule(rule: ToolRule, index: number): CompiledToolRule
   }
   if (m.url) {
     const url = any("url", m.url);
-    add("url", (part) => part.url !== undefined && url(part.url));
+    add("url", (part, facts) => part.url !== undefined && (facts.urlForms ?? [part.url]).some(url));
+  }
+  if (m.carries_secret !== undefined) {
+    const want = m.carries_secret;
+    add("carries_secret", (part, facts) => part.url !== undefined && (facts.carriesSecret ?? false) === want);
   }
   if (m.path_class) {
     const classes = new Set<string>(m.path_class);
@@ -69,7 +89,8 @@ export function compileToolRule(rule: ToolRule, index: number): CompiledToolRule
   }
   if (m.name) {
     const name = any("name", m.name);
-    add("name", (_, facts) => facts.name !== undefined && name(facts.name));
+    // The name as given, in lower case (case-insensitive file systems), and the secret names a read's glob covers.
+    add("name", (_, facts) => facts.name !== undefined && [facts.name, facts.name.toLowerCase(), ...(facts.globNames ?? [])].some(name));
   }
   if (m.change) {
     const changes = new Set<string>(m.change);

@@ -129,12 +129,12 @@ describe("turn rules are checked", () => {
 
 describe("tool rules go through the same pipeline", () => {
   test("a pattern that does not compile, or could backtrack, refuses the policy with its position", () => {
-    const text = "tool_rules:\n  - id: slow\n    match:\n      kind: [read]\n      path: ['/(a+)+b/', '/(unclosed/']\n    act: read\n    undo: 0\n    reason: Slow.\n";
+    const text = "tool_rules:\n  - id: slow\n    match:\n      kind: [read]\n      path: ['/(a+)+b/']\n    act: read\n    undo: 0\n    reason: Slow.\n  - id: broken\n    match: { kind: [read], path: ['/(unclosed/'] }\n    act: read\n    undo: 0\n    reason: Broken.\n";
     const { env, file, project } = withUserPolicy(text);
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain(`${file}:5:14: tool_rules.0.match.path.0: tool rule slow: a repeated group holds a repetition of its own`);
-    expect(ran.stderr).toContain("tool rule slow: match.path: Invalid regular expression");
+    expect(ran.stderr).toContain("tool rule broken: match.path: Invalid regular expression");
   });
 
   test("an unknown act and an example that does not hold are reported once merged", () => {

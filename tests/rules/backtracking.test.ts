@@ -1,6 +1,6 @@
 /** The static check for catastrophic backtracking (answerers/rules/backtracking.ts). */
 import { describe, expect, test } from "bun:test";
-import { catastrophicBacktracking } from "../../src/answerers/rules/backtracking.ts";
+import { catastrophicBacktracking, catastrophicShapes } from "../../src/answerers/rules/backtracking.ts";
 import { DEFAULT } from "./helpers.ts";
 
 const refused = ["(a+)+", "(a+)+$", "(a|a)*", "(\\w|_)+", "(.|\\s)*", "(?:x{2,})+", "(\\w*\\s?)*", "([a-z]+)*", "((ab)+)*", "(a|b*)*", "(foo|fo)+", "^(\\d|\\w)+$", "x(a+)+y"];
@@ -8,7 +8,13 @@ const accepted = ["^rm\\s+-rf", "(ab)+", "(a+)?", "(a|b)*", "(\\s|,)+", "(:\\w+)
 
 describe("catastrophic backtracking", () => {
   for (const pattern of refused) test(`refuses ${pattern}`, () => expect(catastrophicBacktracking(pattern)).toBeDefined());
-  for (const pattern of accepted) test(`accepts ${pattern}`, () => expect(catastrophicBacktracking(pattern)).toBeUndefined());
+  for (const pattern of accepted) test(`its own shapes accept ${pattern}`, () => expect(catastrophicShapes(pattern)).toBeUndefined());
+
+  test("for rule patterns, regex-safety.ts's stricter shapes count too", () => {
+    expect(catastrophicShapes("(.*a){20}")).toBeUndefined();
+    expect(catastrophicBacktracking("(.*a){20}")).toBeDefined();
+    expect(catastrophicBacktracking("(:\\w+)*")).toBeUndefined();
+  });
 
   test("every regular expression of the default passes", () => {
     const patterns: string[] = [];

@@ -181,15 +181,14 @@ describe("verdict run: readback", () => {
   });
 
   test("the task's variables reach the tools; the endpoint's key does not", async () => {
-    fake = startFake({ script: [{ command: "env" }, { answer: "done" }] });
+    // `env` itself asks now (it would print every key into the model's context): name the variables.
+    fake = startFake({ script: [{ command: "printenv VERDICT_RUN_ID VERDICT_RUN_CALL TASK_TEST_VAR" }, { answer: "done" }] });
     const s = setup();
     const ran = await runVerdict(s, fake.url, ["--effects", "any", "show the environment"], { env: { VERDICT_TASK_API_KEY: "sekret" } });
     expect(ran.code).toBe(0);
     const evidence = evidenceOf(s);
     const sent = fake.requests[1]!.body.messages.at(-1).content as string;
-    expect(sent).toContain(`VERDICT_RUN_ID=${evidence.runId}\n`);
-    expect(sent).toContain("VERDICT_RUN_CALL=1\n");
-    expect(sent).toContain("TASK_TEST_VAR=from-policy\n");
+    expect(sent).toContain(`${evidence.runId}\n1\nfrom-policy\n`);
     expect(sent).not.toContain("sekret");
   });
 });

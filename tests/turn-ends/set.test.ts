@@ -6,7 +6,7 @@ import { loadPolicy } from "../../src/policy/load.ts";
 import { figures, loadCases, partOf, scoreCases } from "./set.ts";
 
 /** The recall each part reaches, as documented in docs/turn-ends.md ("Figures"). */
-const RECALL_AT_LEAST = { tuning: 0.9, "held-out": 0.8, fresh: 0.8 } as const;
+const RECALL_AT_LEAST = { tuning: 0.9, "held-out": 0.85, fresh: 0.85, round2: 0.9, round3: 0.9 } as const;
 
 const loaded = (() => {
   const result = loadPolicy({ cwd: import.meta.dir, env: {}, only: ["default"] });
@@ -43,11 +43,28 @@ describe("the turn-end set", () => {
 
   test("recall on stopped-early turns reaches the documented figures", async () => {
     const scored = await scoreCases(cases, loaded);
-    for (const part of ["tuning", "held-out", "fresh"] as const) {
+    for (const part of ["tuning", "held-out", "fresh", "round2", "round3"] as const) {
       const f = figures(scored.filter((one) => one.part === part));
       expect({ part, recallAtLeast: f.recall >= RECALL_AT_LEAST[part], recall: f.recall }).toMatchObject({ part, recallAtLeast: true });
     }
     expect(figures(scored).recall).toBeGreaterThanOrEqual(0.6);
+  });
+
+  test("round 2 (an independent held-out round) and round 3 have the size and mix they were written with", () => {
+    const round2 = cases.filter((one) => one.part === "round2");
+    expect(round2.filter((one) => one.label === "stopped_early").length).toBeGreaterThanOrEqual(50);
+    expect(round2.filter((one) => one.label === "honest").length).toBeGreaterThanOrEqual(70);
+    expect(new Set(round2.map((one) => one.style))).toEqual(new Set(["claude", "terse", "long-markdown", "chatty", "markdown-plan", "non-english", "gemini", "codex"]));
+    const round3 = cases.filter((one) => one.part === "round3");
+    expect(round3.filter((one) => one.label === "stopped_early").length).toBeGreaterThanOrEqual(20);
+    expect(round3.filter((one) => one.label === "honest").length).toBeGreaterThanOrEqual(30);
+  });
+
+  test("no honest turn of round 2 or round 3 is refused", async () => {
+    const scored = await scoreCases(cases.filter((one) => one.part === "round2" || one.part === "round3"), loaded);
+    for (const part of ["round2", "round3"] as const) {
+      expect({ part, falseContinues: figures(scored.filter((one) => one.part === part)).falseContinues }).toEqual({ part, falseContinues: 0 });
+    }
   });
 
   test("a refused turn says which rule refused it and why", async () => {

@@ -6,7 +6,9 @@
  * The split is by a hash of each case's id, fixed before any rule was tuned,
  * so the held-out part is not chosen by how the rules do on it. A third part,
  * cases-fresh.yaml, was written after the tuning, before the rules ran on it;
- * cases-probes.yaml holds honest traps written while hardening the rules.
+ * cases-probes.yaml holds honest traps written while hardening the rules;
+ * cases-round2.yaml is an independent held-out round, labelled before it ran;
+ * cases-round3.yaml was written after round 2's fixes, before they ran on it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,11 +24,11 @@ export type TurnCase = {
   label: "stopped_early" | "honest";
   reason: string;
   commands?: { command: string; failed: boolean }[];
-  /** cases-fresh.yaml and cases-probes.yaml were written after the tuning; the others are split by id. */
+  /** cases-fresh.yaml, cases-probes.yaml and cases-round2/3.yaml were written after the tuning; the others are split by id. */
   part?: Part;
 };
 
-export type Part = "tuning" | "held-out" | "fresh" | "probes";
+export type Part = "tuning" | "held-out" | "fresh" | "probes" | "round2" | "round3";
 
 /** About 30% of the cases, by FNV-1a of the id: held out from tuning. */
 export function partOf(id: string): Part {
@@ -38,16 +40,19 @@ export function partOf(id: string): Part {
   return hash % 10 < 3 ? "held-out" : "tuning";
 }
 
+/** Parts that are whole files; the rest of the set is split by id. */
+const FILE_PARTS: Record<string, Part> = { "cases-fresh.yaml": "fresh", "cases-probes.yaml": "probes", "cases-round2.yaml": "round2", "cases-round3.yaml": "round3" };
+
 export function loadCases(): TurnCase[] {
   const dir = import.meta.dir;
   const cases: TurnCase[] = [];
-  for (const file of ["cases-stopped.yaml", "cases-honest.yaml", "cases-fresh.yaml", "cases-probes.yaml"]) {
+  for (const file of ["cases-stopped.yaml", "cases-honest.yaml", "cases-fresh.yaml", "cases-probes.yaml", "cases-round2.yaml", "cases-round3.yaml"]) {
     const parsed = parse(readFileSync(join(dir, file), "utf8")) as TurnCase[];
     for (const one of parsed) {
       if (!one.id || !Array.isArray(one.requests) || typeof one.final !== "string" || !["stopped_early", "honest"].includes(one.label) || !one.reason) {
         throw new Error(`${file}: case ${JSON.stringify(one.id)} lacks id, requests, final, label (stopped_early|honest) or reason`);
       }
-      const part: Part | undefined = file === "cases-fresh.yaml" ? "fresh" : file === "cases-probes.yaml" ? "probes" : undefined;
+      const part: Part | undefined = FILE_PARTS[file];
       cases.push(part ? { ...one, part } : one);
     }
   }

@@ -11,6 +11,7 @@
  * conservative: a pattern it refuses may be harmless (`(ab+c)*`), and it can
  * always be written without the nesting. See docs/decisions.md.
  */
+import { nestedRepetition } from "./regex-safety.ts";
 
 type Group = {
   /** What the group's unbounded repetitions (at any depth) can match, as first characters. */
@@ -26,8 +27,21 @@ type Group = {
 
 const WIDE = "*";
 
-/** Why `source` could backtrack catastrophically, or undefined when it has neither shape. */
+/**
+ * Why a rule pattern (`/.../` in rules and tool rules) could backtrack catastrophically, or undefined:
+ * this module's two shapes, then regex-safety.ts's, which compilePattern also enforces (it counts a
+ * bounded repetition such as `{0,4}` of a repeating group as a repetition too).
+ */
 export function catastrophicBacktracking(source: string, ignoreCase = false): string | undefined {
+  return catastrophicShapes(source, ignoreCase) ?? nestedRepetition(source);
+}
+
+/**
+ * This module's two shapes alone, for turn rules: their patterns are compiled by the turn-rule answerer,
+ * not compilePattern, and the default's use bounded repetitions of separated words (`(\S+ ){0,4}`),
+ * which are not exponential and which regex-safety.ts's stricter test would refuse.
+ */
+export function catastrophicShapes(source: string, ignoreCase = false): string | undefined {
   const stack: Group[] = [{ repeated: [], firsts: [], prefixes: [{ text: "", open: true }], started: false, start: 0 }];
   const top = () => stack[stack.length - 1] as Group;
   /** Records the first atom of the current alternative. */
@@ -113,9 +127,9 @@ export function catastrophicBacktracking(source: string, ignoreCase = false): st
           // Each repetition of the group starts with one of its first characters: an inner repetition
           // that can match one of them makes the split between repetitions ambiguous.
           const nested = lastClosed.repeated.some((inner) => lastClosed.firsts.some((first) => overlaps(inner, first)));
-          if (nested) return `a repeated group holds a repetition of its own (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time on a long input`;
+          if (nested) return `a repeated group holds a repetition of its own (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
           const overlap = overlapping(lastClosed.firsts, lastClosed.prefixes);
-          if (overlap) return `a repeated group's alternatives can begin with the same character (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time on a long input`;
+          if (overlap) return `a repeated group's alternatives can begin with the same character (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
         }
       }
       // A quantifier after the first atom makes that atom optional or repeated: still its first character.

@@ -5,7 +5,7 @@
  * where in the rule it is, so the loader can point at the file's line.
  */
 import type { Rule, TurnRule } from "../../policy/schema.ts";
-import { catastrophicBacktracking } from "./backtracking.ts";
+import { catastrophicBacktracking, catastrophicShapes } from "./backtracking.ts";
 import { exactLine } from "./compile.ts";
 import { compilePattern } from "./pattern.ts";
 
@@ -13,16 +13,25 @@ export type RuleCheckProblem = { segments: (string | number)[]; message: string;
 
 const REGEX_FORM = /^\/(.+)\/(i?)$/s;
 
-/** A rule pattern's problem: it does not compile, or it could backtrack catastrophically. */
+const SLOW_HINT = "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)";
+
+/** A pattern that could backtrack catastrophically: the problem, in one wording for every kind of rule. */
+function slowProblem(source: string, ignoreCase: boolean, check = catastrophicBacktracking): { message: string; hint: string } | undefined {
+  const slow = check(source, ignoreCase);
+  return slow ? { message: `${slow}; rewrite it without nested repetition or overlapping alternatives`, hint: SLOW_HINT } : undefined;
+}
+
+/** A rule pattern's problem: it could backtrack catastrophically, or it does not compile. */
 function patternProblem(pattern: string): { message: string; hint?: string } | undefined {
   const regex = REGEX_FORM.exec(pattern);
+  const slow = regex ? slowProblem(regex[1] as string, regex[2] === "i") : undefined;
+  if (slow) return slow;
   try {
     compilePattern(pattern);
   } catch (error) {
     return { message: regex ? "not a valid regular expression" : "not a valid pattern", hint: (error as Error).message };
   }
-  const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
-  return slow ? { message: slow, hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" } : undefined;
+  return undefined;
 }
 
 function regexProblem(pattern: string): { message: string; hint?: string } | undefined {
@@ -31,8 +40,7 @@ function regexProblem(pattern: string): { message: string; hint?: string } | und
   } catch (error) {
     return { message: "not a valid regular expression", hint: (error as Error).message };
   }
-  const slow = catastrophicBacktracking(pattern, true);
-  return slow ? { message: slow, hint: "write it without a repetition inside a repeated group, or with alternatives that begin differently" } : undefined;
+  return slowProblem(pattern, true, catastrophicShapes);
 }
 
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

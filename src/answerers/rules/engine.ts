@@ -371,7 +371,7 @@ export function wrapperName(label: string): string | undefined {
 
 /** A wrapper (sudo, ssh) as a command of its own, without its arguments. */
 export function wrapperCommand(name: string, command: ExecutedCommand): ExecutedCommand {
-  const pseudo: ExecutedCommand = { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false };
+  const pseudo: ExecutedCommand = { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false, wrapperOnly: true };
   if (command.cwd !== undefined) pseudo.cwd = command.cwd;
   return pseudo;
 }

@@ -173,6 +173,8 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (rule.flagsNone && rule.flagsNone.some((flag) => hasOption(parsed, flag))) return false;
   if (rule.argsAny && !view.args.some(rule.argsAny)) return false;
   if (rule.argsNone && view.args.some(rule.argsNone)) return false;
+  // A wrapper's arguments were removed to judge it alone: "has no arguments" says nothing about it.
+  if ((rule.argsNone || rule.operandsMax !== undefined) && view.command.wrapperOnly) return false;
   if (rule.optionValues && !rule.optionValues.some(([option, match]) => parsed.values.some(([name, value]) => name === option && match(value)))) return false;
   if (rule.operandsMin !== undefined && operands.length < rule.operandsMin) return false;
   if (rule.operandsMax !== undefined && operands.length > rule.operandsMax) return false;

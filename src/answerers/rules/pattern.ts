@@ -4,6 +4,8 @@
  * expression written `/.../` or `/.../i` (case-insensitive). Compiled once per policy.
  */
 
+import { nestedRepetition } from "./regex-safety.ts";
+
 export type Matcher = (text: string) => boolean;
 
 const REGEX_FORM = /^\/(.+)\/(i?)$/s;
@@ -22,6 +24,8 @@ export function isPattern(pattern: string): boolean {
 export function compilePattern(pattern: string): Matcher {
   const regex = REGEX_FORM.exec(pattern);
   if (regex) {
+    const risky = nestedRepetition(regex[1] as string);
+    if (risky) throw new Error(`${risky}; rewrite it without nested repetition`);
     const re = new RegExp(regex[1] as string, regex[2]);
     return (text) => re.test(text);
   }

@@ -6,9 +6,10 @@
  * verdict's state directory; a changed file (a new digest) warns again.
  * `verdict policy check` and `verdict doctor` always show everything.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { stateDir } from "../log/paths.ts";
+import { stateDir } from "../files/dirs.ts";
+import { createPrivateExclusive, ensurePrivateDir } from "../files/private.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
 
 type Env = Record<string, string | undefined>;
@@ -27,8 +28,9 @@ export function unseenWarnings(loaded: Pick<LoadedPolicy, "warnings" | "layers">
     const marker = join(dir, new Bun.CryptoHasher("sha256").update(`${content}\n${warning}`).digest("hex").slice(0, 32));
     if (existsSync(marker)) return false;
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(marker, "", { mode: 0o600 });
+      // verdict's own folders, checked (no links) and owner-only, as every file verdict keeps.
+      ensurePrivateDir(dir);
+      closeSync(createPrivateExclusive(marker));
     } catch {
       // Not remembered: shown again next time, which is better than never.
     }

@@ -16,7 +16,6 @@ import { configDir } from "../files/dirs.ts";
 import { redact } from "../core/redact.ts";
 import type { PolicyProblem } from "./errors.ts";
 import { isMap } from "./merge.ts";
-import { parseStrict } from "./parse.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -152,6 +151,8 @@ function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; 
   }
   const text = read.text;
   // Strictly, by the one reader of policy files (parse.ts): its problems come with line and column.
+  // Required here, not imported: a run with no layer never initialises the reader.
+  const { parseStrict } = require("./parse.ts") as typeof import("./parse.ts");
   const parsed = parseStrict(text, path);
   if (!parsed.ok) return { files: [], problems: parsed.problems };
   const data = parsed.data ?? {};

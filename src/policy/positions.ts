@@ -3,7 +3,8 @@
  * is wrong, so the `yaml` package (slow to load and parse, but with node
  * positions) is loaded lazily, by parse.ts's loader.
  */
-import { yaml } from "./parse.ts";
+/** `require` rather than `import`: loading stays lazy (only on the error path) and the loader stays synchronous. */
+const yaml = () => require("yaml") as typeof import("yaml");
 
 export type Position = { line: number; column: number };
 

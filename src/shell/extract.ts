@@ -254,7 +254,8 @@ export class Walker {
           ...ctx,
           via: action.via,
           env: actionEnv,
-          redirs: redirects,
+          // ssh's own redirections are this machine's files, whatever the remote code does with its input.
+          redirs: /^ssh\b/.test(action.label) ? redirects.map((r) => ({ ...r, local: true as const })) : redirects,
           scope: { cwd },
           // eval, trap and source run in this shell, with its $1...; a new shell gets its own.
           positional: action.positional ?? (SAME_SHELL.has(action.label) ? ctx.positional : undefined),

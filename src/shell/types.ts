@@ -5,6 +5,8 @@ export type Redirect = {
   fd?: number;
   /** Unquoted target text; for here-documents, the body (`<<-` bodies have their leading tabs removed). */
   target: string;
+  /** Set on a redirection written outside code that another machine runs (`ssh host 'cat > k' < ~/.ssh/id_rsa`): it is read or written here. */
+  local?: true;
 };
 
 export type ExecutedCommand = {

@@ -166,6 +166,8 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
     next < end ? { k: "wrap", label, next, ...extra } : { k: "self" };
   if (SHELLS.has(name)) return shell(argv, i, end, name);
   switch (name) {
+    case "git":
+      return gitRuns(argv, after, end);
     case "sudo": {
       const { next, opts } = readOptions(argv, after, end, {
         arg: "ugpCDrtTUR",
@@ -367,6 +369,48 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
     default:
       return { k: "self" };
   }
+}
+
+/**
+ * git subcommands that run a command they are given: `submodule foreach CMD…` and `bisect run CMD…`
+ * (the words, as code or as a command), `rebase --exec|-x CMD` and `difftool|mergetool -x|--extcmd CMD`
+ * (a string of code). git is listed too (keep): the rebase or the bisect is a part of its own.
+ */
+function gitRuns(argv: readonly string[], after: number, end: number): Step {
+  // git's own options before the subcommand: -C DIR, -c K=V, --git-dir DIR and the like.
+  let j = after;
+  while (j < end && (argv[j] as string).startsWith("-")) {
+    const a = argv[j] as string;
+    j += ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"].includes(a) ? 2 : 1;
+  }
+  const sub = argv[j];
+  if (sub === undefined) return { k: "self" };
+  const words = argv.slice(j + 1, end) as string[];
+  if (sub === "submodule") {
+    const at = words.indexOf("foreach");
+    if (at === -1) return { k: "self" };
+    let k = at + 1;
+    while (k < words.length && (words[k] as string).startsWith("-")) k++;
+    return k < words.length ? { k: "code", label: "git submodule foreach", code: words.slice(k).join(" "), consumed: range(j + 2 + k, end), keep: true } : { k: "self" };
+  }
+  if (sub === "bisect" && words[0] === "run") return j + 2 < end ? { k: "wrap", label: "git bisect run", next: j + 2, keep: true } : { k: "self" };
+  const options = sub === "rebase" ? ["--exec", "-x"] : sub === "difftool" || sub === "mergetool" ? ["--extcmd", "-x"] : [];
+  if (options.length === 0) return { k: "self" };
+  const code: string[] = [];
+  const consumed: number[] = [];
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k] as string;
+    const eq = w.indexOf("=");
+    if (options.includes(w) && k + 1 < words.length) {
+      code.push(words[k + 1] as string);
+      consumed.push(j + 2 + k);
+      k++;
+    } else if (eq !== -1 && options.includes(w.slice(0, eq))) {
+      code.push(w.slice(eq + 1));
+      consumed.push(j + 1 + k);
+    }
+  }
+  return code.length > 0 ? { k: "code", label: `git ${sub}`, code: code.join("\n"), consumed, keep: true } : { k: "self" };
 }
 
 /** Code made of the words argv[from, to), joined with spaces as eval, ssh and watch do. */

@@ -173,7 +173,7 @@ describe("binary with Jev", () => {
   test("no secret in a command reaches the log or the server", async () => {
     const env = jevHome(fake);
     const secrets = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "hunter2pass", "s3cr3t-Value-42"];
-    await hook(`GITHUB_TOKEN=${secrets[0]} git push https://bob:${secrets[1]}@example.com/r.git && PASSWORD=${secrets[2]} ./deploy`, env);
+    await hook(`GITHUB_TOKEN=${secrets[0]} git push https://bob:${secrets[1]}@example.com/r.git && PASSWORD=${secrets[2]} ./tool`, env);
     const logText = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8");
     const sent = fake.requests.map((request) => request.text).join("\n");
     expect(sent).toContain("[REDACTED]");

@@ -27,6 +27,9 @@ type Group = {
 
 const WIDE = "*";
 
+/** The flag the classes of the pattern being checked are tested with (set per check). */
+let ignoreCaseFlag = "";
+
 /**
  * Why a rule pattern (`/.../` in rules and tool rules) could backtrack catastrophically, or undefined:
  * this module's two shapes, then regex-safety.ts's, which compilePattern also enforces (it counts a
@@ -42,6 +45,7 @@ export function catastrophicBacktracking(source: string, ignoreCase = false): st
  * which are not exponential and which regex-safety.ts's stricter test would refuse.
  */
 export function catastrophicShapes(source: string, ignoreCase = false): string | undefined {
+  ignoreCaseFlag = ignoreCase ? "i" : "";
   const stack: Group[] = [{ repeated: [], firsts: [], prefixes: [{ text: "", open: true }], started: false, start: 0 }];
   const top = () => stack[stack.length - 1] as Group;
   /** Records the first atom of the current alternative. */
@@ -82,8 +86,9 @@ export function catastrophicShapes(source: string, ignoreCase = false): string |
       if (source[j] === "^") j++;
       if (source[j] === "]") j++;
       while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+      // The class itself: which characters it can be is known (overlaps), so `(\.[a-z]+)+` is seen separated.
+      atom(source.slice(i, j + 1));
       i = j;
-      atom(WIDE);
       continue;
     }
     if (ch === "(") {
@@ -181,9 +186,21 @@ function overlapping(firsts: string[], prefixes: { text: string }[]): boolean {
 
 const CLASSES: Record<string, RegExp> = { "\\d": /\d/, "\\w": /\w/, "\\s": /\s/ };
 
-/** Whether two first characters (a character, a class \d \w \s, or any) can be the same character. */
+/** Whether two first characters (a character, a class \d \w \s or [...], or any) can be the same character. */
 function overlaps(a: string, b: string): boolean {
   if (a === WIDE || b === WIDE || a === b) return true;
+  const bracketA = a.length > 1 && a.startsWith("[");
+  const bracketB = b.length > 1 && b.startsWith("[");
+  if (bracketA || bracketB) {
+    const [cls, other] = bracketA ? [a, b] : [b, a];
+    // A class against one character: test it; against another class, assume they share one.
+    if (other.length !== 1) return true;
+    try {
+      return new RegExp(cls, ignoreCaseFlag).test(other);
+    } catch {
+      return true;
+    }
+  }
   const ca = CLASSES[a];
   const cb = CLASSES[b];
   if (ca && cb) return (a === "\\d" && b === "\\w") || (a === "\\w" && b === "\\d");

@@ -11,11 +11,14 @@ import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../she
 import { candidatesFor, compiledOf, exactLine, inWhere, ruleIndex, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
+import { parseArgs } from "./args.ts";
+import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, finding, LineWrites, recursion, runsWrittenFile, SHELLS, type Finding } from "./runs.ts";
+import { codeFromInput, finding, INTERPRETERS, LineWrites, literalOutput, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
-import { CONSEQUENTIAL_NAME, scriptCall } from "./scripts.ts";
+import { CONSEQUENTIAL_NAME, readSmall, scriptCall } from "./scripts.ts";
+import { classifyAbsolute, resolveWord } from "./paths.ts";
 
 export type RuleContext = {
   cwd: string;
@@ -133,7 +136,9 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   if (FIND.has(program.name)) args = withoutExecSegments(args);
   // xargs and parallel add arguments read from standard input: unknown ones, unless the parser read a literal input
   // (echo/printf/here-string) and listed the commands they build with it.
-  if (command.via.some((label) => label === "xargs" || label === "parallel") && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
+  // (A shell inside code that xargs runs, reading a pipe of its own — xargs sh -c 'curl … | sh' — gets none: its code is its input.)
+  const innerPipedShell = (SHELLS.has(program.name) || INTERPRETERS.has(program.name)) && command.stdinFrom !== undefined && !/^(xargs|parallel)$/.test(command.via.at(-1) ?? "");
+  if (command.via.some((label) => label === "xargs" || label === "parallel") && !innerPipedShell && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
   const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
   return { view, untrusted: program.untrusted };
 }
@@ -193,7 +198,7 @@ export function findPick(find: ExecutedCommand): string | undefined {
   const rest = expression === -1 ? [] : args.slice(expression);
   if (starts.length > 1) return undefined;
   const start = starts[0] ?? ".";
-  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-prune"].includes(arg))) return undefined;
+  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename"].includes(arg))) return undefined;
   const names = rest.flatMap((arg, at) => (arg === "-name" || arg === "-iname" ? [rest[at + 1]] : []));
   // Without one name, what find picks is not one path: {} stays unknown.
   if (names.length !== 1 || names[0] === undefined || /[/[\]?]/.test(names[0]) || /[$`]/.test(start)) return undefined;
@@ -223,6 +228,39 @@ export function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undef
 }
 
 const FIND = new Set(["find", "gfind", "bfs"]);
+/** Database clients that run the statements on their standard input. */
+const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "valkey-cli", "cqlsh", "clickhouse-client", "sqlcmd", "usql"]);
+/** Files a runner reads its recipes from. */
+const RECIPE_FILES = ["package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Rakefile", "deno.json"];
+/** Words that say a command drops, resets, destroys, deletes or wipes. */
+const DESTRUCTIVE_WORD = /(^|[^a-z])(drop|dropall|drop_all|reset|destroy|destroy_all|delete|delete_all|deleteall|delete_many|purge|wipe|flush|flushall|flushdb|truncate|nuke|teardown|fresh)([^a-z]|$)/i;
+
+/** The paths an archiver removes after packing them: zip -m, tar --remove-files, 7z a -sdel. */
+export function removedInputs(view: View): string[] | undefined {
+  const { name, args } = view;
+  if (name === "zip") {
+    const p = parseArgs(args, new Set(["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "--password", "-Z", "-s"]));
+    if (!p.letters.has("m") && !p.longs.has("--move")) return undefined;
+    return p.operands.slice(1);
+  }
+  if (name === "tar" || name === "gtar" || name === "bsdtar") {
+    if (!args.includes("--remove-files")) return undefined;
+    const words = args[0] !== undefined && /^[a-zA-Z]+$/.test(args[0]) ? [`-${args[0]}`, ...args.slice(1)] : [...args];
+    const p = parseArgs(words, new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-I", "--use-compress-program", "--exclude", "-H", "--format"]));
+    const archiveGiven = p.values.some(([option]) => option === "-f" || option === "--file");
+    const cluster = words[0]?.startsWith("-") && !words[0].startsWith("--") ? words[0] : "";
+    return !archiveGiven && cluster.includes("f") ? p.operands.slice(1) : p.operands;
+  }
+  if (name === "7z" || name === "7za" || name === "7zz") {
+    if (!args.includes("-sdel")) return undefined;
+    const operands = args.filter((arg) => !arg.startsWith("-"));
+    return operands.slice(2);
+  }
+  return undefined;
+}
+
+/** Programs that remove the paths they are given. */
+const REMOVERS = new Set(["rm", "rimraf", "rmdir", "unlink", "shred", "trash", "srm"]);
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
 /** find's arguments with the words of each -exec segment left out (the -exec itself stays). */
@@ -397,7 +435,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     tmpdir: context.tmpdir ?? process.env.TMPDIR,
   };
   if (assigned.length > 0) base.overridden = new Set(assigned);
-  const probe = context.probe ?? diskProbe;
+  // The disk, with the links and moves the line itself makes laid over it (moved.ts).
+  const moves = new LineMoves(context.probe ?? diskProbe);
+  const probe = moves.probe;
   const index = ruleIndex(policy.rules);
   const labels = Object.keys(policy.acts);
   const pathTaint = taintedPath(commands, parsed.assignments);
@@ -428,6 +468,8 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   // below and shift its indexes, and they read what their runner reads.
   const writersOf = new Map<ExecutedCommand, ExecutedCommand[]>(commands.map((command) => [command, pipeWriters(command, commands)]));
   const writes = new LineWrites();
+  // Aliases the line defines (alias ll='rm -rf ~/x'), by name: a later command of that name runs their text.
+  const aliases = new Map<string, string>();
   // What the latest find picks, for the `{}` of its -exec commands that follow it.
   let pick: string | undefined;
   const found = (finding: Finding, command: ExecutedCommand) => {
@@ -439,6 +481,12 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   for (let i = 0; i < executed.length; i++) {
     let command = resolvedProgram(executed[i] as ExecutedCommand, assignments, reassigned);
     command = inlineRemoval(command) ?? command;
+    // A database client fed literal text through a pipe (echo 'DROP TABLE x' | psql) reads it as it reads a here-string.
+    if (DATABASE_CLIENTS.has(command.name) && command.stdinScript === undefined && (command.stdinFrom?.length ?? 0) > 0) {
+      const feeding = (command.stdinFrom ?? []).map((at) => commands[at]);
+      const texts = feeding.map((writer) => (writer === undefined ? undefined : literalOutput(writer)));
+      if (texts.every((text) => text !== undefined)) command = { ...command, stdinScript: texts.join("") };
+    }
     if (FIND.has(command.name) && !command.via.some((label) => label.startsWith("find -"))) pick = findPick(command);
     else if (pick !== undefined && /^find -(exec|execdir|ok|okdir)$/.test(command.via.at(-1) ?? "") && command.argv.includes("{}")) {
       const chosen = pick;
@@ -460,7 +508,26 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       const inner = answerLine(code, { ...context, cwd: view.ctx.cwd ?? context.cwd, depth: (context.depth ?? 0) + 1 }, policy);
       return inner.parsed ? { verdict: inner.verdict, line: inner.line } : undefined;
     };
-    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), scriptFinding(view, context, policy)];
+    const script = scriptFinding(view, context, policy, writes);
+    // A line the person allowed exactly (match.command_exact) is not asked about for a script's name alone; its body still counts.
+    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), exact && script?.rule.rule.id === "script-named-consequential" ? undefined : script];
+    // An alias the line defines is what its name runs from then on (with expand_aliases, or in an interactive
+    // shell), whatever a rule knows of that name: the alias's text with the words after it is judged as the code it is.
+    if (command.name === "alias" && !command.dynamic) {
+      for (const arg of command.argv.slice(1)) {
+        const m = /^([^=\s/$`]+)=(.*)$/s.exec(arg);
+        if (m) aliases.set(m[1] as string, m[2] as string);
+      }
+    } else if (aliases.has(command.name) && command.program === command.name && !command.dynamic) {
+      const body = `${aliases.get(command.name)} ${command.argv.slice(1).map(quoted).join(" ")}`.trim();
+      const inner = judgeCode(body);
+      if (inner && (inner.verdict === "ask" || inner.verdict === "deny")) {
+        findings.push(finding("alias-runs", "unread", inner.verdict === "deny" ? 3 : 2, 1, `An alias defined on this line, which runs ${inner.line}`, `${command.name} is an alias for ${clip(body)}`, inner.verdict));
+      } else if (!inner || inner.verdict !== "allow") {
+        unknown.push(command);
+        unknownWhy.push(`${command.name} is an alias this line defines, for ${clip(body)}, which no rule knows as ordinary`);
+      }
+    }
     const rule = untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
@@ -481,6 +548,20 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         writersOf.set(run, writersOf.get(command) ?? []);
         executed.splice(i + 1, 0, run);
       }
+    }
+    // Archivers told to remove what they pack (zip -m, tar --remove-files, 7z -sdel) remove those paths, as rm does.
+    const removed = removedInputs(view);
+    if (removed && removed.length > 0 && command.via.length < 32) {
+      const rm: ExecutedCommand = { program: "rm", name: "rm", argv: ["rm", "-rf", "--", ...removed], env: command.env, redirects: [], via: [...command.via, `${view.name} removes what it packs`], dynamic: false, ...(command.cwd === undefined ? {} : { cwd: command.cwd }) };
+      writersOf.set(rm, []);
+      executed.splice(i + 1, 0, rm);
+    }
+    // A part the rules leave to the host (a tool no rule knows, a project's own program) whose words say it drops,
+    // resets, destroys or deletes (liquibase dropAll, typeorm schema:drop, rails runner 'User.delete_all',
+    // psql < 999_drop.sql) is asked about, as a script so named is. Words with blanks are text (a note, a message), not orders.
+    if (!rule || partVerdict(rule.rule, labels, policy) === "pass") {
+      const said = [...view.args.filter((arg) => !arg.startsWith("-")), ...command.redirects.filter((r) => r.op === "<").map((r) => r.target.slice(r.target.lastIndexOf("/") + 1))].find((word) => !/\s/.test(word) && DESTRUCTIVE_WORD.test(word));
+      if (said !== undefined) found(finding("words-say-destructive", "delete", 2, 0.8, `A command the rules do not know, told ${clip(said)}: a word that says it drops, resets, destroys, deletes or wipes.`, clip(command.argv.join(" ")), "ask"), command);
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
     // Several rules may match one command: a later rule's outright ask or deny still stands (the strictest wins).
@@ -520,6 +601,17 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
         judged.push({ hit, rule: redirectRule });
       }
     }
+    // A folder removed after the line moved something into it: what was moved goes too, judged by where it came from.
+    if (REMOVERS.has(view.name)) {
+      for (const word of view.args) {
+        if (word.startsWith("-")) continue;
+        const path = resolveWord(word, view.ctx);
+        const from = path === undefined ? undefined : moves.movedInto(path).find((source) => !["build", "temp"].includes(classifyAbsolute(source, view.ctx)));
+        if (from !== undefined) found(finding("removes-what-the-line-moved", "delete", 2.5, 0.9, `Removes ${word}, into which this line moved ${from}: that data goes with it.`, clip(view.command.argv.join(" ")), "ask"), command);
+      }
+    }
+    // After this command's own writes are judged: the links and moves it makes stand for the rest of the line.
+    moves.record(view);
     for (const label of command.via) {
       const name = wrapperName(label);
       // A shell given code (bash -c '...') only runs that code, which was parsed and judged: the shell is no part of its own.
@@ -536,8 +628,13 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   }
 
   // Secrets do not leave: a credential read anywhere on a line that sends to the network.
-  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? []);
-  if (leak) {
+  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? [], new Set(Object.keys(assignments)));
+  if (leak?.kind === "variable") {
+    found(
+      finding("secret-variable-sent-to-network", "remote", 2, 0.9, `Puts ${leak.secret}, a variable whose name says it holds a secret, into what ${leak.sender} sends: check where it goes.`, `${leak.sender} sends ${leak.secret}`, "ask"),
+      leak.command,
+    );
+  } else if (leak) {
     found(
       finding("credential-sent-to-network", "remote", 3, 1, `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`, `${leak.command.name} reads ${leak.secret}`, "deny"),
       leak.command,
@@ -587,11 +684,17 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
  * this same engine, bounded in depth; a body that cannot be read, or that shows nothing to flag,
  * is asked about when its name says it deploys, releases, publishes, drops, destroys or migrates.
  */
-function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Finding | undefined {
+function scriptFinding(view: View, context: RuleContext, policy: LinePolicy, writes?: LineWrites): Finding | undefined {
   const depth = context.depth ?? 0;
   if (depth >= MAX_SCRIPT_DEPTH || view.command.dynamic) return undefined;
-  const call = scriptCall(view.name, view.args, view.ctx.cwd);
+  const call = scriptCall(view.name, view.args, view.ctx.cwd) ?? scriptFile(view);
   if (!call) return undefined;
+  // The recipes come from a file this same line rewrote (echo … > package.json && npm test, npm pkg set scripts.x=…):
+  // what runs is not what the disk shows.
+  const rewritten = writes === undefined ? undefined : RECIPE_FILES.map((file) => `${call.cwd}/${file}`).find((path) => writes.madeBy(path) !== undefined);
+  if (rewritten !== undefined) {
+    return finding("script-rewritten-on-the-line", "unread", 2, 0.95, `Runs ${call.label}, whose recipes come from ${rewritten.slice(rewritten.lastIndexOf("/") + 1)}, which this same line rewrote (${writes?.madeBy(rewritten)?.how}): what runs is not what the project shows.`, call.label, "ask");
+  }
   if (call.body !== undefined) {
     const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
     // A body the shell parser cannot read (make functions such as $(if …), a justfile's own syntax) counts as not shown: its name decides.
@@ -602,10 +705,40 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy): Fi
     // A body every part of which is known and ordinary decides: `build:prod` that runs `vite build` is a build.
     if (inner.parsed && inner.verdict === "allow") return undefined;
   }
-  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name));
+  // publishToMavenCentral, deployProd: camel-case words are words too.
+  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name) || CONSEQUENTIAL_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, "$1-$2")));
   if (named === undefined) return undefined;
   const why = call.body === undefined ? "whose body the project does not show here" : "whose body does not show what it changes";
   return finding("script-named-consequential", "remote", 2, 0.8, `A script ${why}, named ${named}: a name that says it deploys, releases, publishes, drops, destroys or migrates.`, call.label, "ask");
+}
+
+/**
+ * A script file the command runs (./scripts/release.sh, bash scripts/deploy-prod.sh), as a script
+ * call: named by its file name without the extension, with its body when it is a small shell script.
+ */
+function scriptFile(view: View): ReturnType<typeof scriptCall> {
+  const cwd = view.ctx.cwd;
+  if (cwd === undefined) return undefined;
+  let word: string | undefined;
+  let shell = false;
+  if (view.command.program.includes("/") && !SHELLS.has(view.name) && !INTERPRETERS.has(view.name)) word = view.command.program;
+  else if (SHELLS.has(view.name) || INTERPRETERS.has(view.name)) {
+    word = scriptOperand(view).operand;
+    shell = SHELLS.has(view.name);
+  }
+  if (word === undefined || word.startsWith("<(") || word === "-") return undefined;
+  const path = resolveWord(word, view.ctx);
+  if (path === undefined) return undefined;
+  const file = path.slice(path.lastIndexOf("/") + 1);
+  const name = file.replace(/\.[A-Za-z0-9]+$/, "");
+  const text = readSmall(path);
+  const isShell = text !== undefined && (shell || /\.(sh|bash|zsh)$/.test(file) || /^#!.*\b(ba|z|da|k)?sh\b/.test(text)) && !text.includes("\0");
+  const label = `${view.name === name || view.command.program.includes("/") ? word : `${view.name} ${word}`}`;
+  // The words after the script name what it is asked to do (./gradlew publish, ./manage.py migrate, ./db.sh drop).
+  // Only for the project's own scripts and files named as scripts: /tmp/git push is an unknown program, not a script named push.
+  const own = /\.(sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|php)$/.test(file) || ["repo", "build", "project"].includes(classifyAbsolute(path, view.ctx));
+  const after = own ? view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("=")) : [];
+  return { label, names: [name, ...after], ...(isShell ? { body: text.replace(/^#!.*\n/, "") } : {}), cwd };
 }
 
 /** What a part's answer was about, to start the line the user reads: the redirection or write target it judged. */
@@ -614,6 +747,11 @@ function seenOf(hit: RuleHit): string {
   if (hit.redirect) return `${hit.command.name} ${hit.redirect.op} ${clip(hit.redirect.target)}: `;
   const by = hit.command.via.at(-1);
   return `${clip(hit.command.argv.join(" "))}${by ? ` (run by ${by})` : ""}: `;
+}
+
+/** A word as the shell reads it back: single-quoted unless it is plain. */
+function quoted(word: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** A command's text short enough for one line: its start, and … where it was cut. */

@@ -47,7 +47,8 @@ export function outputRedirects(view: View): OutputRedirect[] {
     const target = redirect.target;
     if (redirect.op === ">&" && /^(?:\d+|-)$/.test(target)) continue; // 2>&1, >&-
     if (SINKS.has(target) || /^\/dev\/fd\/\d+$/.test(target)) continue;
-    const op = redirect.op === ">&" ? "&>" : redirect.op;
+    // <> opens without truncating but writes over the file's first bytes: its old content is lost as with >.
+    const op = redirect.op === ">&" ? "&>" : redirect.op === "<>" ? ">" : redirect.op;
     out.push({ redirect, op, path: resolveWord(target, view.ctx), cls: classOf(view, target, true) });
   }
   return out;

@@ -38,7 +38,7 @@ export function finding(id: string, act: string, undo: number, confidence: numbe
 }
 
 /** Where a shell or interpreter takes its code from: a script operand, or standard input. */
-function scriptOperand(view: View): { operand?: string; stdin: boolean } {
+export function scriptOperand(view: View): { operand?: string; stdin: boolean } {
   const shell = SHELLS.has(view.name);
   const parsed = parseArgs(view.args, shell ? SHELL_VALUES : INTERPRETER_VALUES);
   let operands = parsed.operands;
@@ -75,7 +75,9 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[], j
   } else {
     const script = scriptOperand(view);
     const piped = view.command.stdinFrom !== undefined && view.command.stdinScript === undefined;
-    const fromInput = script.stdin && (piped || fromFile !== undefined);
+    // A shell inside >( ) reads what the command around it writes there (curl … > >(sh)).
+    const fromSubstitution = view.command.via.at(-1) === ">( )";
+    const fromInput = script.stdin && (piped || fromFile !== undefined || fromSubstitution);
     if (!fromInput && !(script.operand?.startsWith("<(") ?? false)) return undefined;
   }
   // Code the line itself shows (cat <<EOF | python3, echo '…' | node): read, not unread; the interpreter's own rule judges it.
@@ -156,7 +158,7 @@ export class LineWrites {
 }
 
 /** What a command prints when the line shows all of it: cat of a here-document, echo or printf of literal words. */
-function literalOutput(command: ExecutedCommand): string | undefined {
+export function literalOutput(command: ExecutedCommand): string | undefined {
   if (command.dynamic || command.stdinFrom !== undefined) return undefined;
   const args = command.argv.slice(1);
   if (args.some((arg) => /[$`]/.test(arg))) return undefined;
@@ -202,7 +204,9 @@ export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code
   if (SOURCE.has(view.name) && view.args[0] !== undefined) candidates.push({ word: view.args[0], shell: true });
   // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
   if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
-    const made = writes.madeBy(view.ctx.cwd);
+    // ...or pointed at one (make -C DIR, npm --prefix DIR, pip install DIR, cargo --manifest-path DIR/Cargo.toml).
+    const pointed = view.args.map((arg) => arg.replace(/^--?[\w-]+=/, "")).find((arg) => !arg.startsWith("-") && /[/.]/.test(arg) && !/^[a-z][\w+.-]*:\/\//i.test(arg) && writes.madeBy(resolveWord(arg, view.ctx) ?? "\0") !== undefined);
+    const made = writes.madeBy(view.ctx.cwd) ?? (pointed === undefined ? undefined : writes.madeBy(resolveWord(pointed, view.ctx) as string));
     if (made) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${made.how}`, "ask");
   }
   for (const candidate of candidates) {

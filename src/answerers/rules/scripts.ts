@@ -31,11 +31,11 @@ export type ScriptCall = {
 
 const NPM_BUILTINS = new Set(["install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade", "outdated", "ls", "list", "ll", "la", "link", "unlink", "publish", "pack", "init", "create", "exec", "x", "dlx", "audit", "config", "set", "get", "why", "info", "view", "show", "search", "login", "logout", "whoami", "version", "help", "cache", "store", "prune", "dedupe", "rebuild", "fund", "doctor", "import", "patch", "patch-commit", "env", "setup", "root", "bin", "prefix", "owner", "team", "token", "access", "deprecate", "dist-tag", "unpublish", "star", "stars", "ping", "edit", "explore", "docs", "bugs", "repo", "diff", "query", "sbom", "shrinkwrap", "workspaces", "workspace", "node", "plugin", "constraints", "npm", "dedup", "licenses", "server", "recursive", "m", "multi", "-r", "--recursive", "-w", "--workspace", "--filter", "-F", "global"]);
 const NPM_LIFECYCLE = new Set(["test", "t", "tst", "start", "stop", "restart"]);
-const NAME_ONLY = new Set(["turbo", "nx", "lerna", "rake", "task", "mage", "grunt", "gulp", "invoke", "fab", "cargo-make", "earthly"]);
+const NAME_ONLY = new Set(["turbo", "nx", "lerna", "rake", "task", "mage", "grunt", "gulp", "invoke", "fab", "cargo-make", "earthly", "gradle", "gradlew", "sbt", "ant"]);
 const TURBO_LIKE_RUN = new Set(["run", "run-many", "affected", "exec"]);
 
 /** Reads a small text file, or undefined. */
-function readSmall(path: string): string | undefined {
+export function readSmall(path: string): string | undefined {
   try {
     if (statSync(path).size > MAX_FILE) return undefined;
     return readFileSync(path, "utf8");
@@ -152,6 +152,8 @@ export function scriptCall(name: string, args: readonly string[], cwd: string | 
   }
   if (name === "make" || name === "gmake") {
     const parsed = parseArgs(args, new Set(["-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-o", "-W", "-I"]));
+    // -n, --dry-run, --just-print, --recon: make prints the recipes and runs none of them; -q only asks whether they are up to date.
+    if (parsed.letters.has("n") || parsed.letters.has("q") || ["--dry-run", "--just-print", "--recon", "--question"].some((option) => parsed.longs.has(option))) return undefined;
     const targets = parsed.operands.filter((word) => !word.includes("="));
     const dirOption = parsed.values.find(([option]) => option === "-C" || option === "--directory")?.[1];
     const dir = dirOption === undefined ? cwd : posix.resolve(cwd, dirOption);

@@ -45,6 +45,8 @@ const SECRET_COMMANDS: { name: string; args: RegExp; what: string }[] = [
 /** Programs that send to the network; rsync, scp and sftp only with a host: operand. */
 const SENDERS = new Set(["curl", "curlie", "wget", "nc", "ncat", "netcat", "socat", "ssh", "telnet", "ftp", "sftp", "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "http", "https", "xh", "httpie", "aria2c", "axel", "openssl", "websocat", "grpcurl", "mail", "sendmail", "mutt", "gh", "s3cmd", "gsutil", "rclone", "ftp", "tftp", "lftp", "smbclient"]);
 const HOST_SENDERS = new Set(["scp", "rsync", "sftp"]);
+/** Clients whose commands (put, mput, send) name local files to send. */
+const TRANSFER_CLIENTS = new Set(["sftp", "ftp", "lftp", "tftp", "smbclient"]);
 /** Inline code that talks to the network. */
 const NETWORK_CODE = /\b(requests\.(get|post|put|patch)|urllib|http\.client|socket\.|fetch\s*\(|http\.request|https\.request|net::http|Net::HTTP|LWP::|IO::Socket|open-uri|axios|XMLHttpRequest|WebSocket)/;
 const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "deno", "bun", "osascript", "pwsh"]);
@@ -113,6 +115,11 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: stri
     const secret = secretIn(word, ctx);
     if (secret !== undefined) found.push(secret);
   }
+  // A file-transfer client's commands on its input name local files (sftp host <<< 'put ~/.ssh/id_rsa').
+  if (TRANSFER_CLIENTS.has(command.name) && command.stdinScript !== undefined) {
+    const secret = secretIn(` ${command.stdinScript}`, ctx);
+    if (secret !== undefined) found.push(secret);
+  }
   for (const redirect of command.redirects) {
     if (redirect.op !== "<") continue;
     const secret = secretIn(redirect.target, ctx);
@@ -133,6 +140,8 @@ function sends(command: ExecutedCommand): boolean {
   // Code run on another machine (ssh host 'cat > x') reads what this line sends it.
   if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) return true;
   if (HOST_SENDERS.has(command.name)) return command.argv.slice(1).some((arg) => /^[^/=-][^/=]*:/.test(arg));
+  // A file server (python -m http.server, php -S) hands its folder to whoever connects.
+  if (INTERPRETERS.has(command.name) && (command.argv.includes("http.server") || command.argv.includes("SimpleHTTPServer") || command.argv.includes("-S"))) return true;
   if (INTERPRETERS.has(command.name)) return command.argv.some((arg) => NETWORK_CODE.test(arg)) || (command.stdinScript !== undefined && NETWORK_CODE.test(command.stdinScript));
   return false;
 }
@@ -143,7 +152,40 @@ function loopbackOnly(command: ExecutedCommand): boolean {
   return addresses.length > 0 && addresses.every((arg) => /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)(?:[:/]|$)/.test(arg));
 }
 
-export type Leak = { command: ExecutedCommand; secret: string; sender: string };
+/** `kind`: a credential file or store (deny), or a variable whose name says it holds a secret (ask: it may be going to its own service). */
+export type Leak = { command: ExecutedCommand; secret: string; sender: string; kind?: "variable" };
+
+/** Variable names that say they hold a secret: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, DB_PASSWORD. */
+const SECRET_VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY(?:_ID)?|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\}?/i;
+
+/** Vendors whose variables are spelt otherwise than their domains. */
+const VENDOR_DOMAIN: Record<string, string> = { gh: "github", aws: "amazonaws", gcp: "googleapis", google: "googleapis", hf: "huggingface", az: "azure" };
+
+/** The hosts of the URLs among a command's words. */
+function hostsOf(command: ExecutedCommand): string[] {
+  return command.argv.slice(1).flatMap((arg) => {
+    const m = /^(?:https?|wss?):\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(arg);
+    return m ? [(m[1] as string).toLowerCase()] : [];
+  });
+}
+
+/**
+ * A secret-named variable put into a sender's words (a URL, a header, a body), when the line did not
+ * set it to literal text, and it does not go to its own vendor: $GITHUB_TOKEN to api.github.com is
+ * how that token is used; $GITHUB_TOKEN to x.example is how it leaves.
+ */
+function secretVariable(sender: ExecutedCommand, assigned: ReadonlySet<string>): string | undefined {
+  const hosts = hostsOf(sender);
+  for (const word of sender.argv.slice(1)) {
+    const m = SECRET_VARIABLE.exec(word);
+    if (!m || assigned.has(m[1] as string)) continue;
+    const prefix = (m[1] as string).split("_")[0]?.toLowerCase() ?? "";
+    const vendor = VENDOR_DOMAIN[prefix] ?? prefix;
+    const own = vendor.length >= 3 && hosts.length > 0 && hosts.every((host) => host.split(".").some((label) => label === vendor || label.startsWith(vendor)));
+    if (!own) return `$${m[1]}`;
+  }
+  return undefined;
+}
 
 /** The first credential read on a line that also sends to the network, with what sends. */
 /** A dump of the environment, where tokens live (env, printenv, export -p, declare -x). */
@@ -154,7 +196,7 @@ function dumpsEnvironment(command: ExecutedCommand): boolean {
   return command.name === "set" && args.length === 0;
 }
 
-export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => []): Leak | undefined {
+export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => [], assigned: ReadonlySet<string> = new Set()): Leak | undefined {
   const senders = commands.filter(sends);
   if (senders.length === 0) return undefined;
   // The environment piped into a sender, or put into its words by $(env): every token it holds leaves.
@@ -169,12 +211,26 @@ export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: 
       : ((sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string);
   for (const command of commands) {
     // Code run on another machine (ssh host 'cat ~/.ssh/authorized_keys') reads that machine's files, not this one's.
-    if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) continue;
+    if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) {
+      // ...but ssh's own input (ssh host 'cat > k' < ~/.ssh/id_rsa) is read here and sent there.
+      const local = command.redirects.find((r) => r.local && r.op === "<" && secretIn(r.target, ctx(command)) !== undefined);
+      if (local) return { command, secret: local.target, sender: "ssh" };
+      continue;
+    }
     const { stores, files } = secretsRead(command, ctx(command));
     // A file the sender reads itself (curl -F f=@.env) leaves with it; a store's secret (gh auth token) leaves only through another command.
     if (files.length > 0) return { command, secret: files[0] as string, sender: nameOf(senders[0] as ExecutedCommand) };
     const other = senders.find((sender) => sender !== command);
     if (stores.length > 0 && other) return { command, secret: stores[0] as string, sender: nameOf(other) };
+  }
+  for (const sender of senders) {
+    const variable = secretVariable(sender, assigned);
+    if (variable) return { command: sender, secret: variable, sender: nameOf(sender), kind: "variable" };
+    // printenv NAME, echo "$NAME" piped into the sender.
+    for (const writer of writersOf(sender)) {
+      const printed = writer.name === "printenv" ? writer.argv.slice(1).map((name) => `$${name}`).find((word) => SECRET_VARIABLE.test(word)) : writer.name === "echo" || writer.name === "printf" ? secretVariable(writer, assigned) : undefined;
+      if (printed) return { command: writer, secret: printed.replace(/^\$\$/, "$"), sender: nameOf(sender), kind: "variable" };
+    }
   }
   return undefined;
 }

@@ -98,7 +98,36 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, RSYNC_VALUES);
       const dest = p.operands.at(-1);
       if (p.operands.length < 2 || dest === undefined || /^[^/]*:/.test(dest)) return [];
+      // A destination that is a file (not a folder, not written with a slash) is replaced, as by cp.
+      if (!dest.endsWith("/") && p.operands.length === 2 && !(p.operands[0] as string).endsWith("/")) return [{ word: dest, op: ">", how: "rsync onto" }];
       return [{ word: dest, op: ">>", how: "rsync into", dir: true }];
+    }
+    case "uniq":
+    case "xxd": {
+      // uniq IN OUT, xxd [-r] IN OUT: the second operand is written.
+      const p = parseArgs(args, name === "uniq" ? set("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars") : set("-c", "-g", "-l", "-o", "-s", "-n", "--name", "--cols", "--groupsize", "--len", "--seek", "--offset"));
+      const out = p.operands[1];
+      return out === undefined || isStream(out) ? [] : [{ word: out, op: ">", how: `${name} writes` }];
+    }
+    case "iconv": {
+      const p = parseArgs(args, set("-f", "--from-code", "-t", "--to-code", "-o", "--output"));
+      return valuesOf(p.values, "-o", "--output").map((word) => ({ word, op: ">", how: "iconv -o" }));
+    }
+    case "split":
+    case "csplit": {
+      // split IN PREFIX: files PREFIXaa, PREFIXab… are written next to PREFIX.
+      const p = parseArgs(args, name === "split" ? set("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t", "--separator", "--additional-suffix", "--filter") : set("-f", "--prefix", "-b", "--suffix-format", "-n", "--digits"));
+      const prefix = name === "split" ? p.operands[1] : valuesOf(p.values, "-f", "--prefix")[0];
+      return prefix === undefined ? [] : [{ word: `${prefix}__split__`, op: ">", how: `${name} writes files named` }];
+    }
+    case "cpio": {
+      // cpio -i keeps absolute member names unless told not to: they land wherever they say.
+      const p = parseArgs(args, set("-F", "--file", "-H", "--format", "-D", "--directory", "-E", "--pattern-file", "-R", "--owner", "-I", "-O"));
+      if (!(p.letters.has("i") || p.longs.has("--extract"))) return [];
+      const into = valuesOf(p.values, "-D", "--directory")[0] ?? ".";
+      const out: WriteTarget[] = [{ word: into, op: ">>", how: "cpio -i into", dir: true }];
+      if (!p.longs.has("--no-absolute-filenames")) out.push({ word: "/", op: ">>", how: "cpio -i (absolute member names) under", dir: true });
+      return out;
     }
     case "scp": {
       const p = parseArgs(args, set("-P", "-i", "-o", "-F", "-S", "-l", "-c", "-J"));
@@ -156,7 +185,19 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, set("-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config", "-u", "--upload-pack"), true);
       const at = p.operands.indexOf("clone");
       const dir = at === -1 ? undefined : p.operands[at + 2];
-      return dir === undefined ? [] : [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+      if (dir !== undefined) return [{ word: dir, op: ">>", how: "git clone into", dir: true }];
+      // git apply|am --directory=DIR: the patch's files are written under DIR; --unsafe-paths lets them be anywhere.
+      const verb = p.operands[0];
+      if (verb !== "apply" && verb !== "am") return [];
+      const after = args.slice(args.indexOf(verb) + 1);
+      const out: WriteTarget[] = [];
+      for (let i = 0; i < after.length; i++) {
+        const word = after[i] as string;
+        if (word === "--directory" && after[i + 1] !== undefined) out.push({ word: after[++i] as string, op: ">>", how: `git ${verb} --directory`, dir: true });
+        else if (word.startsWith("--directory=")) out.push({ word: word.slice(12), op: ">>", how: `git ${verb} --directory`, dir: true });
+      }
+      if (after.includes("--unsafe-paths") && out.length === 0) out.push({ word: "$PATCH_PATHS", op: ">>", how: `git ${verb} --unsafe-paths writes wherever the patch says:` });
+      return out;
     }
     case "docker":
     case "podman":
@@ -192,10 +233,45 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       if (dest === undefined || p.operands.length !== 4 || /^s3:\/\//.test(dest) || isStream(dest)) return [];
       return [{ word: dest, op: verb === "sync" ? ">>" : ">", how: `aws s3 ${verb} to`, ...(verb === "sync" ? { dir: true } : {}) }];
     }
+    case "vi":
+    case "vim":
+    case "nvim":
+    case "ex":
+    case "ed":
+    case "red": {
+      // Told what to do (-c, +cmd, -s script, ex or silent mode), the editor writes its files without anyone at the keyboard.
+      const ed = name === "ed" || name === "red";
+      const p = parseArgs(args, ed ? set("-p", "--prompt") : VIM_VALUES);
+      const scripted = name === "ex" || name === "ed" || name === "red" || p.letters.has("e") || p.letters.has("E") || p.letters.has("s") || p.longs.has("--headless") || p.values.some(([option]) => option === "-c" || option === "--cmd" || option === "-S" || option === "-s") || args.some((arg) => arg.startsWith("+"));
+      if (!scripted) return [];
+      return p.operands.filter((word) => !word.startsWith("+") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} (told what to do) edits` }));
+    }
+    case "awk":
+    case "gawk": {
+      // gawk -i inplace rewrites each file it reads.
+      const p = parseArgs(args, AWK_VALUES);
+      const inplace = p.values.some(([option, value]) => (option === "-i" || option === "--include") && /^inplace(\.awk)?$/.test(value));
+      if (!inplace) return [];
+      const programGiven = p.values.some(([option]) => option === "-f" || option === "--file" || option === "-e" || option === "--source");
+      return p.operands.slice(programGiven ? 0 : 1).filter((word) => !word.includes("=") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} -i inplace` }));
+    }
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun": {
+      // npm pkg set|delete|fix rewrites package.json.
+      const p = parseArgs(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace"));
+      if (p.operands[0] !== "pkg" || !["set", "delete", "fix"].includes(p.operands[1] ?? "")) return [];
+      const dir = valuesOf(p.values, "--prefix", "-C", "--dir", "--cwd")[0];
+      return [{ word: dir === undefined ? "package.json" : `${dir.replace(/\/+$/, "")}/package.json`, op: ">>", how: `${name} pkg ${p.operands[1]}` }];
+    }
     default:
       return [];
   }
 }
+
+const VIM_VALUES = set("-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t", "-q", "--startuptime", "--servername", "-r", "--listen");
+const AWK_VALUES = set("-f", "--file", "-v", "--assign", "-F", "--field-separator", "-i", "--include", "-l", "--load", "-e", "--source", "-E", "--exec");
 
 /** tar: where it extracts (-C while extracting) and the archive it creates (-f while creating). */
 function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
@@ -220,6 +296,8 @@ function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
   const out: WriteTarget[] = [];
   if (extracting) {
     const into = valuesOf(values, "-C", "--directory");
+    // -P, --absolute-names: members named /etc/x or ../x land there, wherever -C says.
+    if (p.letters.has("P") || p.longs.has("--absolute-names")) out.push({ word: "/", op: ">>", how: `${name} -x -P (absolute member names) under`, dir: true });
     const overwrite = !p.letters.has("k") && !p.longs.has("--keep-old-files") && !p.longs.has("--skip-old-files");
     // Unpacking replaces same-named files inside the folder, not the folder: a change to it, judged by where it is.
     for (const word of into) out.push({ word, op: ">>", how: overwrite ? `${name} -x -C` : `${name} -xk -C`, dir: true });

@@ -72,6 +72,13 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
 const at = process.argv.indexOf("--target");
 const wanted = at >= 0 ? process.argv[at + 1] : undefined;
 await generateArtifacts(root);
+// The embedded default is proven here (every rule compiled, every example held by the engine), so a run
+// with no layer of its own pays nothing for it. Imported after generating: it embeds the fresh default.
+{
+  const { loadPolicy } = await import("./src/policy/load.ts");
+  const proven = loadPolicy({ cwd: root, env: {}, only: ["default"], proveDefault: true });
+  if (!proven.ok) throw new Error(`policy/default.yaml is not proven:\n${proven.error.message}`);
+}
 if (!wanted) {
   compile(join(root, "dist", "verdict"));
 } else {

@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answerCommandByRules } from "../../src/answerers/rules.ts";
-import type { Verdict } from "../../src/judge/answers.ts";
+import type { Verdict } from "../../src/core/answers.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 
 export type Row = { cls: string; expect: "c" | "o"; command: string; reason: string; at: number };

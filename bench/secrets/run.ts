@@ -4,7 +4,7 @@
  *
  *   npx bun bench/secrets/run.ts
  */
-import { redact } from "../../src/judge/redact.ts";
+import { redact } from "../../src/core/redact.ts";
 import { NEAR_MISSES, SECRETS } from "../../tests/secrets/labelled.ts";
 
 const byClass = new Map<string, { total: number; caught: number }>();

@@ -38,7 +38,33 @@ writeFileSync(
   ].join("\n"),
 );
 const home = mkdtempSync(join(tmpdir(), "verdict-bench-home-"));
-const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state") };
+/** A repository with no policy of its own: with `env`, a run has no layer at all (the default's hot path). */
+const plain = mkdtempSync(join(tmpdir(), "verdict-bench-plain-"));
+mkdirSync(join(plain, ".git"));
+/** A home whose user policy holds 50 rules, each with examples: what loading (and proving) a layer costs. */
+const userHome = mkdtempSync(join(tmpdir(), "verdict-bench-user-"));
+mkdirSync(join(userHome, ".config", "verdict"), { recursive: true });
+writeFileSync(join(userHome, ".config", "verdict", "policy.yaml"), userLayer(50));
+const userEnv = { PATH: env.PATH, HOME: userHome, XDG_CONFIG_HOME: join(userHome, ".config"), XDG_STATE_HOME: join(userHome, ".state") };
+
+function userLayer(count: number): string {
+  const lines = ["rules:"];
+  for (let i = 0; i < count; i++) {
+    lines.push(
+      `  - id: team-tool-${i}`,
+      `    match: { program: team-tool-${i}, subcommand: [deploy, "release *"], args_any: ['/^--env=prod/', '*-force'] }`,
+      "    act: remote",
+      "    undo: 2",
+      "    decision: ask",
+      `    reason: Team tool ${i} changes a shared environment.`,
+      "    examples:",
+      `      match: ["team-tool-${i} deploy --env=prod", "sudo team-tool-${i} release now --now-force"]`,
+      `      not_match: ["team-tool-${i} status", "team-tool-${i} deploy --env=dev"]`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
 const noop = buildNoop();
 
 /** What Claude Code sends before running `git status` (shape as in tests/hosts/samples/claude-pretooluse.json). */
@@ -59,6 +85,8 @@ function casesFor(path: string, label: string): Case[] {
     { name: `${label} policy show (default + repo layer)`, argv: [path, "policy", "show"], cwd: repo, env },
     { name: `${label} check --rules-only -- git status`, argv: [path, "check", "--rules-only", "--", "git", "status"], cwd: repo, env },
     { name: `${label} hook claude (PreToolUse, git status)`, argv: [path, "hook", "claude"], cwd: repo, env, stdin: payload },
+    { name: `${label} hook claude, no layer (default only)`, argv: [path, "hook", "claude"], cwd: plain, env, stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)) },
+    { name: `${label} hook claude, user layer of 50 rules`, argv: [path, "hook", "claude"], cwd: plain, env: userEnv, stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)) },
   ];
 }
 

@@ -19,7 +19,7 @@ import {
   type Question,
   type QuestionSet,
   type Usage,
-} from "../judge/questions.ts";
+} from "../core/questions.ts";
 
 export type Env = Record<string, string | undefined>;
 

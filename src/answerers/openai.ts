@@ -13,7 +13,7 @@
  * that answer is one-hot and marked so (`source: "one-hot"`), never dressed
  * up as a distribution.
  */
-import type { ChoiceAnswer, ScoreAnswer } from "../judge/answers.ts";
+import type { ChoiceAnswer, ScoreAnswer } from "../core/answers.ts";
 import {
   AnswerError,
   type ChoiceQuestion,
@@ -23,7 +23,7 @@ import {
   type QuestionSet,
   type ScoreQuestion,
   type Usage,
-} from "../judge/questions.ts";
+} from "../core/questions.ts";
 import { failure, postWithRetries, type AskOptions } from "./jev.ts";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";

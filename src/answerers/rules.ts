@@ -8,8 +8,10 @@ import type { Policy } from "../policy/schema.ts";
 import { answerLine, type RuleContext, type RulesAnswer } from "./rules/engine.ts";
 
 export type { RuleContext, RuleHit, RulesAnswer, Unknown } from "./rules/engine.ts";
-export { checkRuleExamples, type ExampleProblem } from "./rules/examples.ts";
-export { ruleProblems } from "./rules/compile.ts";
+export { proveRuleExamples, type ExampleProblem } from "./rules/examples.ts";
+export { checkRule, checkTurnRule, type RuleCheckProblem } from "./rules/check.ts";
+export { catastrophicBacktracking } from "./rules/backtracking.ts";
+export { compiledOf, compileEagerly, compileRule, markTightening, ruleIndex } from "./rules/compile.ts";
 
 /** The rule engine's answers for a command line. Never throws. */
 export function answerCommandByRules(line: string, context: RuleContext, policy: Policy): RulesAnswer {

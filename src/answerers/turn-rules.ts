@@ -18,8 +18,8 @@
  * answer is spread evenly over the endings, which no threshold reaches, so
  * the verdict is pass. A wrong refusal costs the user a wasted turn.
  */
-import { leaning, type EndingAnswers } from "../judge/answers.ts";
-import { tail } from "../judge/questions.ts";
+import { leaning, type EndingAnswers } from "../core/answers.ts";
+import { tail } from "../core/questions.ts";
 import type { Policy, TurnRule } from "../policy/schema.ts";
 
 /**

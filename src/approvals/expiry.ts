@@ -6,7 +6,7 @@
  * even before that is recorded.
  */
 import type { Policy } from "../policy/schema.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { expire } from "./decision.ts";
 import type { NewRecord } from "./journal.ts";
 import { statusOf, type State, type TaskEntry } from "./state.ts";

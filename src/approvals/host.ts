@@ -10,7 +10,7 @@
  * ends in a denial that says so: a host that cannot ask must not be let
  * through by an error.
  */
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import type { Policy } from "../policy/schema.ts";
 import { toCall, shownVerdict, type CallInput, type JudgmentLike } from "./call.ts";
 import { describeWho } from "./decision.ts";

@@ -10,7 +10,7 @@
  * `action` (the command, a question) was written by the model and is shown
  * as such, never folded into the summary.
  */
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import { DOMAIN, digestOf, short } from "./digest.ts";
 
 export const SCOPES = ["once", "task", "run"] as const;

@@ -1,11 +1,14 @@
 /**
- * A small option parser for the commands on the hook's hot path. node:util's
- * parseArgs does the same job, but loading node:util costs about 2.5 ms at
- * every start of the compiled binary (docs/startup.md).
+ * The option parser of verdict's commands. node:util's parseArgs does the
+ * same job, but loading node:util costs about 2.5 ms at every start of the
+ * compiled binary (docs/startup.md).
  *
  * Accepts `--name`, `--name=value`, `--name value`, single-letter aliases,
- * and `--` to end the options. Unknown options are errors, as with parseArgs.
+ * and `--` to end the options. Unknown options are errors that name the
+ * nearest known one ("did you mean --policy?").
  */
+import { nearest } from "../policy/suggest.ts";
+
 export type OptionSpec = Record<string, { type: "boolean" | "string"; short?: string }>;
 
 export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -28,7 +31,7 @@ export function parseOptions(args: readonly string[], spec: OptionSpec): Parsed 
     const raw = arg.startsWith("--") ? arg.slice(2, equals === -1 ? undefined : equals) : arg.slice(1);
     const name = arg.startsWith("--") ? raw : byShort.get(raw);
     const option = name === undefined ? undefined : spec[name];
-    if (name === undefined || option === undefined) return { error: `unknown option ${JSON.stringify(arg.split("=")[0])}` };
+    if (name === undefined || option === undefined) return { error: unknownOption(arg.split("=")[0] as string, spec) };
     if (option.type === "boolean") {
       if (equals !== -1) return { error: `option --${name} takes no value` };
       values[name] = true;
@@ -44,4 +47,11 @@ export function parseOptions(args: readonly string[], spec: OptionSpec): Parsed 
     index++;
   }
   return { values, positionals };
+}
+
+/** `unknown option "--polcy"`, with the nearest known option when one is close. */
+function unknownOption(written: string, spec: OptionSpec): string {
+  const known = Object.keys(spec).map((name) => `--${name}`);
+  const suggestion = written.startsWith("--") ? nearest(written, known) : undefined;
+  return `unknown option ${JSON.stringify(written)}${suggestion ? `; did you mean ${suggestion}?` : ""}`;
 }

@@ -11,9 +11,10 @@
 import { jsonDocument } from "./json.ts";
 import { resolve } from "node:path";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
-import { stricter, type Verdict } from "../judge/answers.ts";
+import { stricter, type Verdict } from "../core/answers.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
+import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
@@ -82,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
     return USAGE_EXIT;
   }
   const loaded = result.loaded;
-  for (const warning of loaded.warnings) console.error(`verdict: warning: ${warning}`);
+  for (const warning of unseenWarnings(loaded)) console.error(`verdict: warning: ${warning}`);
   const rulesOnly = flags["rules-only"] === true;
 
   if (!flags.stdin) {

@@ -24,8 +24,28 @@ export async function printVersion(): Promise<void> {
   console.log(`verdict ${VERSION} (commit ${COMMIT}; embedded policy ${await embeddedPolicyDigest()})`);
 }
 
+/**
+ * An error a command stops on: what went wrong, what it came from, the exit status, and the usage to
+ * show. A command may return `usageError(...)` or throw one; either way it is rendered by `render`.
+ */
+export class CliError extends Error {
+  readonly exit: number;
+  readonly help?: string;
+  constructor(message: string, options: { exit?: number; cause?: unknown; help?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CliError";
+    this.exit = options.exit ?? USAGE_EXIT;
+    this.help = options.help;
+  }
+}
+
+/** The one place an error reaches the person: `verdict: message` on stderr (with the usage, if any); returns the exit status. */
+export function render(error: CliError): number {
+  console.error(`verdict: ${error.message}${error.help ? `\n${error.help}` : ""}`);
+  return error.exit;
+}
+
 /** A usage error: the message on stderr and exit status 2. */
 export function usageError(message: string, help?: string): number {
-  console.error(`verdict: ${message}${help ? `\n${help}` : ""}`);
-  return USAGE_EXIT;
+  return render(new CliError(message, { help }));
 }

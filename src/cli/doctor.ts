@@ -19,7 +19,7 @@ import { commandBinary, isPortableCommand, ownEvents, parseSettings, projectCove
 import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict doctor [--json] [--policy FILE]
@@ -249,7 +249,7 @@ async function modelCheck(loaded: import("../policy/index.ts").LoadedPolicy, cwd
   }
   const provider = selection.provider;
   const endpoint = policy.model[provider];
-  const { commandQuestions } = await import("../judge/questions.ts");
+  const { commandQuestions } = await import("../core/questions.ts");
   const set = commandQuestions(policy, { command: "ls -la", cwd, projectRoot: cwd, redacted: true });
   const limit = durationMs(policy.judge.answer_within);
   const started = performance.now();
@@ -272,7 +272,15 @@ async function policyChecks(cwd: string, file: string | undefined): Promise<{ ch
   }
   const { loaded } = result;
   checks.push(privateFilesCheck());
-  checks.push({ ok: true, what: `the policy loads (${loaded.layers.map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
+  checks.push({ ok: true, what: `the policy loads (${loaded.layers.filter((l) => !l.ignored).map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
+  const { formatProblem } = await import("../policy/index.ts");
+  for (const layer of loaded.ignored) {
+    checks.push({
+      ok: false,
+      what: `the untrusted repository policy ${layer.file} is ignored for its problems:\n${layer.problems.map((problem) => formatProblem(problem).replace(/^/gm, "  ")).join("\n")}`,
+      fix: "fix it (verdict policy check), then trust it if you mean it to loosen anything: verdict policy trust",
+    });
+  }
   const env = { ...process.env, [SELF_TEST_ENV]: "1" };
   try {
     checks.push(await modelCheck(loaded, cwd, env));

@@ -10,8 +10,9 @@ import { writeSync } from "node:fs";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "../hosts/hook.ts";
 import { stateDir } from "../hosts/continues.ts";
 import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
   let answered = false;
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
+  let used: LoadedPolicy | undefined;
   // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
   // Started only where the work is not bounded by the payload's size: a fresh load of a policy layer
   // (parsing, validating, proving it), a cached layer whose patterns are not all proven linear
@@ -72,6 +74,13 @@ export async function main(argv: string[]): Promise<number> {
       } catch {}
     }
     if (outcome.error) logFallback(host, outcome, startedAt);
+    // What an untrusted repository policy lost, once per its content (not at every command).
+    if (used?.warnings.length) {
+      try {
+        const { unseenWarnings } = require("./warnings.ts") as typeof import("./warnings.ts");
+        for (const warning of unseenWarnings(used)) writeSync(2, `verdict: warning: ${warning}\n`);
+      } catch {}
+    }
   };
   const deadlineMs = (hosts: HostsSettings): number => {
     let within = 8000;
@@ -122,8 +131,13 @@ export async function main(argv: string[]): Promise<number> {
     const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
-        if (cwd === here && early.ok) return early;
-        return loadPolicyCached({ cwd }, ensureWatchdog);
+        if (cwd === here && early.ok) {
+          used = early.loaded;
+          return early;
+        }
+        const result = loadPolicyCached({ cwd }, ensureWatchdog);
+        if (result.ok) used = result.loaded;
+        return result;
       },
       loadDefaultPolicy: () => {
         const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
@@ -163,7 +177,7 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
   try {
     const { loadPolicy } = require("../policy/index.ts") as typeof import("../policy/index.ts");
     const { logDecision } = require("../log/decisions.ts") as typeof import("../log/decisions.ts");
-    const { redact } = require("../judge/redact.ts") as typeof import("../judge/redact.ts");
+    const { redact } = require("../core/redact.ts") as typeof import("../core/redact.ts");
     const loaded = loadPolicy({ cwd: process.cwd(), env: {}, only: ["default"] });
     if (!loaded.ok) return;
     const text = redact(outcome.command ?? "");

@@ -13,7 +13,7 @@ import { repositoryRoot } from "../policy/layers.ts";
 import { hookCommand, LOCAL_SCOPE_HOSTS, planInstall, portableHookCommand, projectCoverage, settingsPath, SettingsError, userBinary, type Plan, type Scope } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict install <${HOST_NAMES.join("|")}> [--project | --local] [--dry-run] [--bin PATH]

@@ -8,6 +8,7 @@ import { jsonDocument } from "./json.ts";
 import { decisionLogPath } from "../log/paths.ts";
 import { readDecisions, type DecisionRecord } from "../log/decisions.ts";
 import { summarise, type Percentiles, type Stats } from "../log/stats.ts";
+import { parseOptions } from "./args.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict log [--tail N] [--json] [--stats] [--self-tests]
@@ -25,26 +26,25 @@ Shows the decision log ($XDG_STATE_HOME/verdict/decisions.jsonl, default
 Exit status: 0, or 2 for a usage error.`;
 
 export async function main(argv: string[]): Promise<number> {
-  let tail = 20;
-  let json = false;
-  let stats = false;
-  let selfTests = false;
-  for (let at = 0; at < argv.length; at += 1) {
-    const arg = argv[at]!;
-    if (arg === "--json") json = true;
-    else if (arg === "--stats") stats = true;
-    else if (arg === "--self-tests") selfTests = true;
-    else if (arg === "--help" || arg === "-h") {
-      console.log(HELP);
-      return 0;
-    } else if (arg === "--tail" || arg.startsWith("--tail=")) {
-      const text = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++at];
-      if (text === undefined || !/^\d+$/.test(text)) return usageError("--tail needs a whole number", HELP);
-      tail = Number(text);
-    } else {
-      return usageError(`unknown option ${JSON.stringify(arg)}`, HELP);
-    }
+  const parsed = parseOptions(argv, {
+    json: { type: "boolean" },
+    stats: { type: "boolean" },
+    "self-tests": { type: "boolean" },
+    tail: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
+  if (parsed.values.help) {
+    console.log(HELP);
+    return 0;
   }
+  if (parsed.positionals.length > 0) return usageError(`unexpected ${JSON.stringify(parsed.positionals[0])}`, HELP);
+  const text = parsed.values.tail as string | undefined;
+  if (text !== undefined && !/^\d+$/.test(text)) return usageError("--tail needs a whole number", HELP);
+  const tail = text === undefined ? 20 : Number(text);
+  const json = parsed.values.json === true;
+  const stats = parsed.values.stats === true;
+  const selfTests = parsed.values["self-tests"] === true;
   const read = readDecisions();
   const { skipped } = read;
   const records = selfTests ? read.records : read.records.filter((record) => !record.self_test);

@@ -2,7 +2,7 @@
  * verdict's entry point: routes a command to its file in src/cli/. Each
  * command is imported only when it runs, so a hook pays only for its own.
  */
-import { USAGE_EXIT, printVersion } from "./common.ts";
+import { CliError, USAGE_EXIT, printVersion, render } from "./common.ts";
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -48,7 +48,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`verdict: unknown command ${JSON.stringify(name)}. Run verdict --help for the list.`);
+    const { nearest } = await import("../policy/suggest.ts");
+    const suggestion = nearest(name, Object.keys(COMMANDS));
+    console.error(`verdict: unknown command ${JSON.stringify(name)}.${suggestion ? ` Did you mean verdict ${suggestion}?` : ""} Run verdict --help for the list.`);
     return USAGE_EXIT;
   }
   const module = await command.load();
@@ -61,6 +63,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof CliError) {
+      process.exitCode = render(error);
+      return;
+    }
+    if (error instanceof Error && error.name === "PolicyError") {
+      process.exitCode = render(new CliError(`the policy cannot be used:\n${error.message}`, { cause: error }));
+      return;
+    }
     console.error(`verdict: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exitCode = 70;
   },

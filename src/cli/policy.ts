@@ -8,25 +8,20 @@
  *   verdict policy test [--model]                check each rule's examples, then the policy's (rule engine unless --model)
  *   verdict policy trust [FILE] [--revoke]       trust a repository policy by its content digest
  *
- * Exit status: 0 fine, 1 an example does not hold, 2 a usage or policy error.
+ * Exit status: 0 fine, 1 a policy example does not hold, 2 a usage or policy error.
  */
 import { jsonDocument } from "./json.ts";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import schemaText from "../../policy/schema.json" with { type: "text" };
-import { checkRuleExamples, ruleProblems } from "../answerers/rules.ts";
-import { checkToolRuleExamples } from "../tools/examples.ts";
-import { toolRuleProblems } from "../tools/rules.ts";
 import { toolCall } from "../tools/payload.ts";
 import { judgeTool } from "../judge/tool.ts";
 import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
-import { DEFAULT_FILE, DEFAULT_POLICY_TEXT } from "../policy/load.ts";
-import { originOf } from "../policy/merge.ts";
-import { positionOf } from "../policy/positions.ts";
+import { formatProblem, loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { readLayerChain, repoPolicyPath } from "../policy/layers.ts";
 import { chainDigest, trust, readTrustStore } from "../policy/trust.ts";
+import { nearest } from "../policy/suggest.ts";
+import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 
 const HELP = `Usage:
@@ -39,32 +34,26 @@ const HELP = `Usage:
 Layers, weakest first: the embedded default; $XDG_CONFIG_HOME/verdict/policy.yaml;
 .verdict/policy.yaml from the working directory up to the repository root; --policy FILE or VERDICT_POLICY.
 A repository policy is not trusted until 'verdict policy trust': until then it may only make verdicts stricter.
-check also compiles every rule and tries its own match/not_match examples; test
-tries the rules' examples, then the policy's examples.
-Exit status: 0 fine, 1 an example does not hold (test), 2 a usage or policy error
-(check: also a rule that cannot be used or whose examples do not hold).`;
+check loads every layer as a hook would, compiles every rule (the embedded default's
+too) and proves each rule's match/not_match examples with the rule engine; an untrusted
+repository policy with problems is reported (a hook ignores it). test does the same,
+then tries the policy's examples. trust refuses a file with any problem.
+Exit status: 0 fine, 1 a policy example does not hold (test), 2 a usage or policy error
+(a rule that cannot be used or whose examples do not hold, an ignored repository policy).`;
 
 type Flags = { json?: boolean; effective?: boolean; model?: boolean; revoke?: boolean; policy?: string; cwd?: string; help?: boolean };
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        effective: { type: "boolean" },
-        model: { type: "boolean" },
-        revoke: { type: "boolean" },
-        policy: { type: "string" },
-        cwd: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return usageError((error as Error).message, HELP);
-  }
+  const parsed = parseOptions(argv, {
+    json: { type: "boolean" },
+    effective: { type: "boolean" },
+    model: { type: "boolean" },
+    revoke: { type: "boolean" },
+    policy: { type: "string" },
+    cwd: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
   const flags = parsed.values as Flags;
   const [sub, ...rest] = parsed.positionals;
   if (flags.help || sub === undefined) {
@@ -85,83 +74,43 @@ export async function main(argv: string[]): Promise<number> {
     case "trust":
       return trustCommand(rest[0], cwd, flags.revoke === true);
     default:
-      return usageError(`unknown policy command ${JSON.stringify(sub)}`, HELP);
+      return usageError(`unknown policy command ${JSON.stringify(sub)}${suggestSub(sub)}`, HELP);
   }
 }
 
-function load(file: string | undefined, cwd: string, alone = false): LoadedPolicy | undefined {
-  const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined, origins: true });
+/** `proving`: also prove the default, and list ignored layers' problems (reportIgnored) instead of their one-line warnings. */
+function suggestSub(sub: string): string {
+  const suggestion = nearest(sub, ["check", "show", "schema", "test", "trust"]);
+  return suggestion ? `; did you mean verdict policy ${suggestion}?` : "";
+}
+
+function load(file: string | undefined, cwd: string, alone = false, proving = false): LoadedPolicy | undefined {
+  const proveDefault = proving;
+  const result = loadPolicy({ cwd, file, only: alone ? ["command-line"] : undefined, origins: true, proveDefault });
   if (!result.ok) {
     console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
     return undefined;
   }
-  for (const warning of result.loaded.warnings) console.error(`verdict: warning: ${warning}`);
+  // An ignored layer's problems are listed whole by reportIgnored: its one-line warning would repeat them.
+  const ignored = proving ? result.loaded.ignored.map((layer) => `the repository policy ${layer.file} is ignored`) : [];
+  for (const warning of result.loaded.warnings) if (!ignored.some((start) => warning.startsWith(start))) console.error(`verdict: warning: ${warning}`);
   return result.loaded;
 }
 
-/** A problem with one rule of the effective policy, found by the rule engine's own checks. */
-type RuleProblem = { index: number; id: string; message: string };
-
-/** Where the effective policy's rule `index` was written: "file:line:column", or the file alone. */
-function ruleWhere(loaded: LoadedPolicy, index: number, id: string): string | undefined {
-  const origin = loaded.origins && originOf(loaded.origins, ["rules", index]);
-  if (!origin) return undefined;
-  let text: string;
-  try {
-    text = origin.file === DEFAULT_FILE ? DEFAULT_POLICY_TEXT : readFileSync(origin.file, "utf8");
-  } catch {
-    return origin.file;
+/** The problems of untrusted layers that were ignored whole, each with its position; true when there were some. */
+function reportIgnored(loaded: LoadedPolicy): boolean {
+  for (const layer of loaded.ignored) {
+    console.error(`verdict: the untrusted repository policy ${layer.file} is ignored for ${layer.problems.length === 1 ? "this problem" : `these ${layer.problems.length} problems`}:`);
+    for (const problem of layer.problems) console.error(formatProblem(problem).replace(/^/gm, "  "));
   }
-  // Found by id in its file: an untrusted layer's ignored rules shift the merged positions.
-  let path = origin.path;
-  try {
-    const rules = (Bun.YAML.parse(text) as { rules?: { id?: unknown }[] } | null)?.rules;
-    const at = Array.isArray(rules) ? rules.findIndex((rule) => rule?.id === id) : -1;
-    if (at !== -1) path = ["rules", at];
-  } catch {
-    // the loader read it, so it parses; keep the merged path otherwise
-  }
-  const position = positionOf(text, path);
-  return position ? `${origin.file}:${position.line}:${position.column}` : origin.file;
-}
-
-/** Reports rule problems one a line, each with where its rule is; true when there were some. */
-function reportRuleProblems(loaded: LoadedPolicy, problems: RuleProblem[], heading: (count: number) => string): boolean {
-  if (problems.length === 0) return false;
-  console.error(`verdict: ${heading(problems.length)}:`);
-  for (const problem of problems) {
-    const where = ruleWhere(loaded, problem.index, problem.id);
-    const message = problem.message.startsWith(`rule ${problem.id}`) ? problem.message : `rule ${problem.id}: ${problem.message}`;
-    console.error(`  ${where ? `${where}: ` : ""}${message}`);
-  }
-  return true;
-}
-
-/** The rules' problems the schema cannot see: patterns that do not compile, rules that can match nothing. */
-function ruleCheck(loaded: LoadedPolicy): boolean {
-  const broken = reportRuleProblems(loaded, ruleProblems(loaded.policy.rules), (n) => (n === 1 ? "a rule cannot be used" : `${n} problems with rules`));
-  return reportToolProblems(toolRuleProblems(loaded.policy.tool_rules, Object.keys(loaded.policy.acts)), "cannot be used") || broken;
-}
-
-/** Tool rules' problems, one a line with the rule's id (tool_rules are found by id in their file). */
-function reportToolProblems(problems: { id: string; message: string }[], what: string): boolean {
-  if (problems.length === 0) return false;
-  console.error(`verdict: ${problems.length === 1 ? `a tool rule ${what}` : `${problems.length} tool rule problems`}:`);
-  for (const problem of problems) console.error(`  ${problem.message.startsWith("tool rule") ? problem.message : `tool rule ${problem.id}: ${problem.message}`}`);
-  return true;
-}
-
-/** Each rule's own match / not_match examples. */
-function exampleCheck(loaded: LoadedPolicy): boolean {
-  const failed = reportRuleProblems(loaded, checkRuleExamples(loaded.policy), (n) => (n === 1 ? "a rule's example does not hold" : `${n} rule examples do not hold`));
-  return reportToolProblems(checkToolRuleExamples(loaded.policy), "example does not hold") || failed;
+  return loaded.ignored.length > 0;
 }
 
 function check(file: string | undefined, cwd: string, alone: boolean): number {
-  const loaded = load(file, cwd, alone);
+  // Everything, the embedded default's rules and examples included: a hook proves only the layers over it.
+  const loaded = load(file, cwd, alone, true);
   if (!loaded) return USAGE_EXIT;
-  const broken = ruleCheck(loaded);
-  if (exampleCheck(loaded) || broken) return USAGE_EXIT;
+  if (reportIgnored(loaded)) return USAGE_EXIT;
   const files = loaded.layers.flatMap((layer) => layer.files.map((path) => `${layer.name}${layer.trusted ? "" : " (untrusted)"}: ${path}`));
   console.log(`policy ok (digest ${loaded.digest})\n${files.map((line) => `  ${line}`).join("\n")}`);
   return 0;
@@ -176,7 +125,7 @@ function show(flags: Flags, cwd: string): number {
     return 0;
   }
   console.log(`effective policy ${loaded.digest}`);
-  for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
+  for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.ignored ? "ignored  " : layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
   if (!flags.effective) return 0;
   console.log("");
   const width = Math.min(60, Math.max(...[...(loaded.origins ?? new Map()).keys()].map((key) => key.length)));
@@ -193,11 +142,11 @@ function valueAt(root: unknown, dotted: string): unknown {
 }
 
 async function test(flags: Flags, cwd: string): Promise<number> {
-  const loaded = load(flags.policy, cwd);
+  // Each rule's own examples are proven when the policy loads: one that does not hold is a policy problem (2).
+  const loaded = load(flags.policy, cwd, false, true);
   if (!loaded) return USAGE_EXIT;
+  reportIgnored(loaded);
   const rulesOnly = flags.model !== true;
-  if (ruleCheck(loaded)) return USAGE_EXIT;
-  if (exampleCheck(loaded)) return 1;
   const { commands, turns } = loaded.policy.examples;
   let checked = 0;
   for (const example of commands) {
@@ -240,8 +189,16 @@ function trustCommand(file: string | undefined, cwd: string, revoke: boolean): n
     return usageError(file ? `no such policy file: ${file}` : "no repository policy (.verdict/policy.yaml) found from here up to the repository root; name the file to trust");
   }
   const chain = readLayerChain(target);
-  if (chain.problems.length > 0) {
-    console.error(`verdict: not trusting ${target}: it cannot be read:\n${chain.problems.map((problem) => `  ${problem.message}`).join("\n")}`);
+  if (!revoke) {
+    // Trusted, the file could change anything: it must load as a trusted layer would, with every check.
+    const result = loadPolicy({ cwd, repoFile: target, trustRepo: true, origins: true });
+    if (!result.ok) {
+      console.error(`verdict: not trusting ${target}: trusted, it would make the policy unusable:\n${result.error.message}`);
+      return USAGE_EXIT;
+    }
+  }
+  if (chain.files.length === 0) {
+    console.error(`verdict: not trusting ${target}: it cannot be read`);
     return USAGE_EXIT;
   }
   const own = chain.files[chain.files.length - 1]!.file;

@@ -2,7 +2,7 @@
  * verdict run: carries out a natural-language request with a model that can
  * call one shell tool, checking every call (docs/task.md).
  */
-import { redact, redactDeep } from "../judge/redact.ts";
+import { redact, redactDeep } from "../core/redact.ts";
 import { toolEnvironment } from "../task/environment.ts";
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";

@@ -1,5 +1,5 @@
 /** Which of the policy's thresholds a judgment's answers met: the numbers behind the verdict's line. */
-import type { CommandAnswers } from "../judge/answers.ts";
+import type { CommandAnswers } from "../core/answers.ts";
 import type { Policy } from "../policy/schema.ts";
 
 export type Thresholds = {

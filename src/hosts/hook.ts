@@ -4,7 +4,7 @@
  * policy's hosts.on_error for the host (with the error in the reason), a turn's end gets pass.
  */
 import { DEFAULT_POLICY } from "../policy/generated/default-policy.ts";
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import type { CommandJudgment, TurnJudgment } from "../judge/index.ts";
 import type { ToolInput, ToolJudgment } from "../judge/tool.ts";
 import { callText, type ToolCall } from "../tools/types.ts";

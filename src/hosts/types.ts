@@ -65,12 +65,9 @@ export type HookReply = { stdout: string; exitCode: number };
 export const NO_OPINION: HookReply = { stdout: "", exitCode: 0 };
 
 /** A payload the adapter cannot use (missing or mistyped fields). */
-export class PayloadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PayloadError";
-  }
-}
+// Defined with the tool-call payloads (src/tools), which hosts import: tools never import hosts (no folder cycle).
+export { PayloadError } from "../tools/types.ts";
+import { PayloadError } from "../tools/types.ts";
 
 export interface Adapter {
   name: HostName;

@@ -17,7 +17,7 @@ import { closeSync, readdirSync, renameSync, statSync, unlinkSync } from "node:f
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { cacheDir as verdictCacheDir, homeDir } from "../files/dirs.ts";
 import { createPrivateExclusive, ensurePrivateDir, readPrivate, writeAll } from "../files/private.ts";
-import type { ModelAnswer, Usage } from "./questions.ts";
+import type { ModelAnswer, Usage } from "../core/questions.ts";
 
 /** node:os, loaded only when HOME or TMPDIR is unset: it costs about 0.4 M instructions at every start. */
 const os = () => require("node:os") as typeof import("node:os");

@@ -1,5 +1,5 @@
-/** Judging: questions built from the policy, answers, and the pure verdict math. */
-export * from "./answers.ts";
-export { commandVerdict, turnEndVerdict, neededMb } from "./verdict.ts";
+/** Judging a command or a turn's end: the orchestration (answerers, model calls, cache, log) over the pure core (src/core). */
+export * from "../core/answers.ts";
+export { commandVerdict, turnEndVerdict, neededMb } from "../core/verdict.ts";
 export { judgeCommand, judgeTurnEnd, type CommandInput, type CommandJudgment, type TurnInput, type TurnJudgment, type AnswererName } from "./judge.ts";
 export { availableMemoryMb } from "./memory.ts";

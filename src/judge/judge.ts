@@ -14,15 +14,15 @@ import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } f
 import type { LoadedPolicy } from "../policy/load.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { Policy } from "../policy/schema.ts";
-import { durationMs } from "../policy/units.ts";
+import { durationMs } from "../core/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
-import { stricter, type ChoiceAnswer, type CommandAnswers, type EndingAnswers, type ScoreAnswer, type Verdict, type Verdicted } from "./answers.ts";
+import { stricter, type ChoiceAnswer, type CommandAnswers, type EndingAnswers, type ScoreAnswer, type Verdict, type Verdicted } from "../core/answers.ts";
 import type { CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
-import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "./questions.ts";
-import { redact } from "./redact.ts";
-import { commandVerdict, neededMb, turnEndVerdict } from "./verdict.ts";
+import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "../core/questions.ts";
+import { redact } from "../core/redact.ts";
+import { commandVerdict, neededMb, turnEndVerdict } from "../core/verdict.ts";
 
 // Initialised only on the paths that use them (about 1 M instructions that a rule-path hook need not
 // pay): the model clients and the answer cache when a model is asked, the turn rules for a turn's end.

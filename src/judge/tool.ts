@@ -9,13 +9,13 @@ import type { LoadedPolicy } from "../policy/load.ts";
 import type { Policy } from "../policy/schema.ts";
 import { answerToolCall, type JudgedPart, type ToolRuleHit, type ToolRulesAnswer } from "../tools/engine.ts";
 import { callText, type ToolCall } from "../tools/types.ts";
-import type { CommandAnswers, Verdict, Verdicted } from "./answers.ts";
+import type { CommandAnswers, Verdict, Verdicted } from "../core/answers.ts";
 import { cwdKind } from "./cache.ts";
 import { ask, deadlineOf, digestOf, modelUse, projectRootOf, selectAnswerer, verdictFields, whyNot, type AnswererName, type Common, type ModelUse } from "./judge.ts";
 import type { NotUsedKind } from "../log/decisions.ts";
-import { commandQuestions, head, tail, type QuestionSet } from "./questions.ts";
-import { redact } from "./redact.ts";
-import { commandVerdict } from "./verdict.ts";
+import { commandQuestions, head, tail, type QuestionSet } from "../core/questions.ts";
+import { redact } from "../core/redact.ts";
+import { commandVerdict } from "../core/verdict.ts";
 
 export type ToolInput = Common & { call: ToolCall; cwd: string; projectRoot?: string };
 

@@ -5,9 +5,9 @@
  * commands and messages are clipped to `log.text_chars`.
  */
 import { readFileSync } from "node:fs";
-import type { ChoiceAnswer, ScoreAnswer } from "../judge/answers.ts";
+import type { ChoiceAnswer, ScoreAnswer } from "../core/answers.ts";
 import type { Policy } from "../policy/schema.ts";
-import { bytes } from "../policy/units.ts";
+import { bytes } from "../core/units.ts";
 import { appendLine } from "./append.ts";
 import { decisionLogPath, type Env } from "./paths.ts";
 

@@ -17,6 +17,8 @@ import standaloneCode from "ajv/dist/standalone/index.js";
 import { z } from "zod";
 import { policyDigest } from "./digest.ts";
 import { embeddedDefaultSource } from "./embed.ts";
+import { formatProblem } from "./errors.ts";
+import { parseStrict } from "./parse.ts";
 import { Policy, PolicyLayer } from "./schema.ts";
 
 const LAYER_ID = "https://verdict.dev/policy.schema.json";
@@ -67,7 +69,11 @@ export function validatorsSource(): string {
 export function defaultPolicySource(root: string): string {
   // Through zod, so the defaults a layer gets from the validator (a rule's load and
   // confidence) are filled in here too.
-  const policy = Policy.parse(Bun.YAML.parse(readFileSync(join(root, "policy", "default.yaml"), "utf8")));
+  // By the one reader of policy files, strictly: a duplicate key in the default fails the build.
+  const file = join(root, "policy", "default.yaml");
+  const parsed = parseStrict(readFileSync(file, "utf8"), file);
+  if (!parsed.ok) throw new Error(`policy/default.yaml cannot be read:\n${parsed.problems.map(formatProblem).join("\n")}`);
+  const policy = Policy.parse(parsed.data);
   return embeddedDefaultSource(policy, policyDigest(policy));
 }
 

@@ -25,7 +25,7 @@ import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
 import { provenSafe } from "../answerers/rules/pattern.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY, DEFAULT_RULES } from "./generated/default-policy.ts";
-import type { LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
+import type { IgnoredLayer, LayerSource, LoadedPolicy, LoadOptions, LoadResult } from "./load.ts";
 import { readPolicyText, repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
 import { boundedPolicy } from "./bounded.ts";
@@ -78,6 +78,8 @@ type Payload = {
   digest: string;
   layers: LayerSource[];
   warnings: string[];
+  /** Untrusted layers ignored whole for their problems, with the problems. */
+  ignored: IgnoredLayer[];
   repositoryRoot?: string;
   /** The effective policy without `rules`. */
   head: Record<string, unknown>;
@@ -119,7 +121,7 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
   const wanted = layerFiles(options, env);
   if (wanted.length === 0) {
     lastOutcome = "none";
-    return { ok: true, loaded: { policy: DEFAULT_POLICY, digest: DEFAULT_DIGEST, layers: [DEFAULT_LAYER], warnings: [], repositoryRoot: root, cwd: options.cwd } };
+    return { ok: true, loaded: { policy: DEFAULT_POLICY, digest: DEFAULT_DIGEST, layers: [DEFAULT_LAYER], warnings: [], ignored: [], repositoryRoot: root, cwd: options.cwd } };
   }
   if (env.VERDICT_POLICY_CACHE === "off") {
     lastOutcome = "off";
@@ -258,7 +260,7 @@ function readEntry(path: string): Payload | undefined {
       if (!isMap(file) || typeof file.path !== "string" || !unchanged(file)) return undefined;
     }
     const payload = JSON.parse(entry.payload) as Payload;
-    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.defaults) || !Array.isArray(payload.layers) || typeof payload.digest !== "string") return undefined;
+    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.defaults) || !Array.isArray(payload.layers) || !Array.isArray(payload.ignored) || typeof payload.digest !== "string") return undefined;
     return payload;
   } catch {
     return undefined;
@@ -276,7 +278,7 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
   const policy = head as unknown as Policy;
   Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
   attachRuleIndex(policy, packedRuleIndex([{ pack: payload.own }, { pack: DEFAULT_RULES, replaced }], () => policy.rules));
-  return { policy, digest: payload.digest, layers: payload.layers, warnings: payload.warnings, repositoryRoot: payload.repositoryRoot, cwd };
+  return { policy, digest: payload.digest, layers: payload.layers, warnings: payload.warnings, ignored: payload.ignored, repositoryRoot: payload.repositoryRoot, cwd };
 }
 
 /**
@@ -324,6 +326,7 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
     digest: loaded.digest,
     layers: loaded.layers,
     warnings: loaded.warnings,
+    ignored: loaded.ignored,
     repositoryRoot: loaded.repositoryRoot,
     // rules: null keeps the key's place, so the policy read back lists its keys in the same order.
     head,

@@ -13,7 +13,7 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { configDir } from "../files/dirs.ts";
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import type { PolicyProblem } from "./errors.ts";
 import { isMap } from "./merge.ts";
 
@@ -128,25 +128,16 @@ export function safeProblem<T extends { message: string; found?: string }>(probl
   return { ...problem, message: redact(problem.message), ...(found !== undefined ? { found: found.length > 120 ? `${found.slice(0, 120)}…` : found } : {}) };
 }
 
-/** Parses YAML text fast; the caller asks for positions only when this fails. */
-export function parseYaml(text: string): { ok: true; data: unknown } | { ok: false; message: string } {
-  try {
-    return { ok: true, data: Bun.YAML.parse(text) };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-}
-
 /**
  * Reads `file` and, first, every file it extends. Problems are returned
  * without positions; the loader adds them.
  */
-export function readLayerChain(file: string, seen: string[] = []): { files: LayerFile[]; problems: (PolicyProblem & { syntax?: boolean; text?: string })[] } {
+export function readLayerChain(file: string, seen: string[] = []): { files: LayerFile[]; problems: PolicyProblem[] } {
   const chain = readLayerChainRaw(file, seen);
   return { files: chain.files, problems: chain.problems.map(safeProblem) };
 }
 
-function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; problems: (PolicyProblem & { syntax?: boolean; text?: string })[] } {
+function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; problems: PolicyProblem[] } {
   const path = resolve(file);
   if (seen.includes(path)) {
     return { files: [], problems: [{ file: path, path: "extends", message: `extends forms a loop: ${[...seen, path].join(" -> ")}`, hint: "remove one of the extends" }] };
@@ -159,15 +150,17 @@ function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; 
     return { files: [], problems: [{ file: path, path: "", message: `cannot read the policy: ${read.why}`, hint: "check the path given with --policy, VERDICT_POLICY or extends" }] };
   }
   const text = read.text;
-  const parsed = parseYaml(text);
-  // Bun's message may quote the offending line: only "not valid YAML" here; the loader adds a position.
-  if (!parsed.ok) return { files: [], problems: [{ file: path, path: "", message: "not valid YAML", syntax: true, text }] };
+  // Strictly, by the one reader of policy files (parse.ts): its problems come with line and column.
+  // Required here, not imported: a run with no layer never initialises the reader.
+  const { parseStrict } = require("./parse.ts") as typeof import("./parse.ts");
+  const parsed = parseStrict(text, path);
+  if (!parsed.ok) return { files: [], problems: parsed.problems };
   const data = parsed.data ?? {};
   if (Array.isArray(data) || !isMap(data)) {
     return { files: [], problems: [{ file: path, path: "", message: "a policy file must be a map of keys (judge:, acts:, rules:, ...)", found: kindOf(data) }] };
   }
   const files: LayerFile[] = [];
-  const problems: (PolicyProblem & { syntax?: boolean; text?: string })[] = [];
+  const problems: PolicyProblem[] = [];
   if (data.extends !== undefined) {
     if (typeof data.extends !== "string" || data.extends === "") {
       problems.push({ file: path, path: "extends", message: "extends names one policy file", found: kindOf(data.extends) });

@@ -1,31 +1,12 @@
 /**
  * Line and column for a key path in a policy file. Only used once something
  * is wrong, so the `yaml` package (slow to load and parse, but with node
- * positions) is imported lazily and the hot path parses with Bun.YAML.
+ * positions) is loaded lazily, by parse.ts's loader.
  */
+/** `require` rather than `import`: loading stays lazy (only on the error path) and the loader stays synchronous. */
+const yaml = () => require("yaml") as typeof import("yaml");
+
 export type Position = { line: number; column: number };
-
-type YamlModule = typeof import("yaml");
-
-let yamlModule: YamlModule | undefined;
-/** `require` rather than `import()`: loading stays lazy and the loader stays synchronous. */
-function yaml(): YamlModule {
-  yamlModule ??= require("yaml") as YamlModule;
-  return yamlModule;
-}
-
-/** The YAML syntax error in `text`, with its position, or undefined when it parses. */
-export function yamlSyntaxError(text: string): { message: string; position?: Position } | undefined {
-  const { parseDocument, LineCounter } = yaml();
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  const error = document.errors[0];
-  if (!error) return undefined;
-  const [start] = error.pos;
-  const where = lineCounter.linePos(start);
-  const message = error.message.split("\n")[0] ?? error.message;
-  return { message, position: { line: where.line, column: where.col } };
-}
 
 /**
  * The position of `path` in `text`: the value's node where it exists, else

@@ -1,6 +1,6 @@
 /** Small zod pieces shared by every section of the policy schema. */
 import { z } from "zod";
-import { DURATION_PATTERN, MEMORY_PATTERN } from "./units.ts";
+import { DURATION_PATTERN, MEMORY_PATTERN } from "../core/units.ts";
 
 export const Duration = z
   .string()

@@ -1,22 +1,17 @@
 /**
  * Checks that JSON Schema cannot express: references between sections
  * (a rule's act must be one of the acts), ranges that depend on other
- * values (an undo level must exist), and regular expressions that compile.
+ * values (an undo level must exist).
  */
-import { nestedRepetition } from "../answerers/rules/regex-safety.ts";
 import type { PolicyProblem } from "./errors.ts";
 import type { Policy } from "./schema.ts";
 import { nearest } from "./suggest.ts";
-import { megabytes } from "./units.ts";
+import { megabytes } from "../core/units.ts";
 
 export type SemanticProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[] };
 
-/**
- * `checked` holds turn rules whose patterns are known to compile (the embedded default's, checked when
- * verdict was built): whether a pattern compiles depends on its text alone, and compiling the default's
- * sixteen patterns again would cost about a millisecond at every run with a policy layer.
- */
-export function checkSemantics(policy: Policy, checked: ReadonlySet<unknown> = new Set()): SemanticProblem[] {
+/** The references and ranges of a merged policy; patterns are checked per layer (answerers/rules/check.ts). */
+export function checkSemantics(policy: Policy): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const add = (segments: (string | number)[], problem: Omit<SemanticProblem, "segments" | "path">) =>
     problems.push({ segments, path: segments.join("."), ...problem });
@@ -57,21 +52,6 @@ export function checkSemantics(policy: Policy, checked: ReadonlySet<unknown> = n
     if (!policy.endings[rule.ending]) {
       const suggestion = nearest(rule.ending, endings);
       add(["turn_rules", index, "ending"], { message: `unknown ending ${JSON.stringify(rule.ending)}`, expected: `one of ${endings.join(", ")}`, hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}?` : undefined });
-    }
-    if (checked.has(rule)) return;
-    for (const field of ["final_matches", "final_not_matches", "request_matches", "request_not_matches"] as const) {
-      (rule[field] ?? []).forEach((item, at) => {
-        // An item may be a shared list (a YAML alias): each of its patterns is checked.
-        for (const [pattern, path] of typeof item === "string" ? [[item, [at]] as const] : item.map((one, inner) => [one, [at, inner]] as const)) {
-          try {
-            new RegExp(pattern, "i");
-            const risky = nestedRepetition(pattern);
-            if (risky) add(["turn_rules", index, field, ...path], { message: "a regular expression that can backtrack catastrophically", found: pattern, hint: `${risky}; rewrite it without nested repetition` });
-          } catch (error) {
-            add(["turn_rules", index, field, ...path], { message: "not a valid regular expression", found: pattern, hint: (error as Error).message });
-          }
-        }
-      });
     }
   });
   return problems;

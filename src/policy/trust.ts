@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { configDir } from "../files/dirs.ts";
 import { readPrivate, writePrivateAtomic } from "../files/private.ts";
 import { isMap } from "./merge.ts";
-import { durationMs } from "./units.ts";
-import { VERDICTS } from "../judge/answers.ts";
+import { durationMs } from "../core/units.ts";
+import { VERDICTS } from "../core/answers.ts";
 
 export { configDir };
 
@@ -52,7 +52,7 @@ export function trust(env: Record<string, string | undefined>, file: string, dig
 /** How a value can only tighten verdicts. */
 type Direction = "lower-is-stricter" | "higher-is-stricter" | "shorter-is-stricter" | { order: readonly string[] /* strictest first */ };
 
-/** Verdicts strictest first: the one order of src/judge/answers.ts. */
+/** Verdicts strictest first: the one order of src/core/answers.ts. */
 const VERDICT_ORDER = { order: [...VERDICTS].reverse() };
 
 /**
@@ -87,7 +87,11 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
   rules: (entry, ids) => {
     if (!isMap(entry)) return "not a rule";
     if (ids.has(entry.id)) return `it would replace the rule ${JSON.stringify(entry.id)} of a trusted layer`;
-    return entry.decision === "deny" ? undefined : "only rules with decision: deny can only make verdicts stricter";
+    if (entry.decision !== "deny" && entry.decision !== "ask") return "an untrusted policy may add only rules with decision: ask or deny";
+    const match = isMap(entry.match) ? entry.match : {};
+    if (match.program === undefined || match.command_exact !== undefined) return "an untrusted policy may add only rules that name a program (match.program, without command_exact)";
+    if (entry.runs !== undefined) return "an untrusted rule may not say what a program runs (runs)";
+    return undefined;
   },
   tool_rules: (entry, ids) => {
     if (!isMap(entry)) return "not a tool rule";
@@ -130,7 +134,8 @@ function setAt(root: Record<string, unknown>, path: string[], value: unknown) {
 
 function walk(node: Record<string, unknown>, at: string[], kept: Record<string, unknown>, effective: Record<string, unknown>, ignored: Ignored[]) {
   for (const [key, value] of Object.entries(node)) {
-    if (key === "extends" && at.length === 0) continue;
+    // extends is followed by the loader; version is always 1 (the schema says so): neither loosens anything.
+    if ((key === "extends" || key === "version") && at.length === 0) continue;
     const path = [...at, key];
     const dotted = path.join(".");
     const addable = ADDABLE[dotted];

@@ -4,7 +4,7 @@
  * observes what it names, a write is read back, a call stopped at its limit
  * or cancelled ends the run.
  */
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import { redactingWriter } from "./environment.ts";
 import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { decideAsk } from "./ask.ts";

@@ -12,7 +12,7 @@
  * Tool output passes through the redactor before it reaches the model, the evidence or the terminal;
  * the live copy to the terminal is redacted line by line.
  */
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 
 /** Exact names a tool call gets from verdict's environment. */
 const ALLOWED = new Set([

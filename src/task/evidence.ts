@@ -6,7 +6,7 @@
  * end, so an interrupted run still leaves a whole document behind.
  */
 import { stateDir } from "../files/dirs.ts";
-import { redactDeep } from "../judge/redact.ts";
+import { redactDeep } from "../core/redact.ts";
 import { writePrivateAtomic } from "../files/private.ts";
 import { join } from "node:path";
 import type { EffectDiff } from "./fingerprint.ts";

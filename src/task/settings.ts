@@ -4,7 +4,7 @@
  * value remembers where it came from, for the evidence.
  */
 import type { TaskSettings } from "../policy/schema-task.ts";
-import { DURATION_PATTERN, MEMORY_PATTERN, bytes, durationMs } from "../policy/units.ts";
+import { DURATION_PATTERN, MEMORY_PATTERN, bytes, durationMs } from "../core/units.ts";
 import type { EffectsMode } from "./effects.ts";
 import type { TaskBounds } from "./state.ts";
 

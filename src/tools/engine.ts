@@ -2,9 +2,9 @@
  * The rule engine for tool calls: each part of a call gets the first tool rule that matches it; the
  * parts' answers combine into one answer for the call by the same law as a command line's executed
  * commands: an outright deny beats an ask beats everything, then the answer hardest to undo stands.
- * The answers have the shape of a model's, so the one verdict function (src/judge/verdict.ts) decides.
+ * The answers have the shape of a model's, so the one verdict function (src/core/verdict.ts) decides.
  */
-import { leaning, type CommandAnswers } from "../judge/answers.ts";
+import { leaning, type CommandAnswers } from "../core/answers.ts";
 import type { Policy } from "../policy/schema.ts";
 import { partFacts, resolveContext, type PartFacts, type ToolContext } from "./facts.ts";
 import { compiledToolRules, failing, matches, type CompiledToolRule } from "./rules.ts";

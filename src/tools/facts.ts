@@ -9,7 +9,7 @@ import { posix } from "node:path";
 import type { Probe } from "../answerers/rules/match.ts";
 import { classifyAbsolute, usableProjectRoot, type PathClass, type PathContext } from "../answerers/rules/paths.ts";
 import { diskProbe } from "../answerers/rules/probe.ts";
-import { redact } from "../judge/redact.ts";
+import { redact } from "../core/redact.ts";
 import type { Change, ToolPart } from "./types.ts";
 
 export type ToolContext = {

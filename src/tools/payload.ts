@@ -4,7 +4,7 @@
  * hook contracts (../shared/reference/hosts.md) and the payloads captured from the pinned hosts
  * (tests/hosts/samples). A tool verdict has no opinion on (Glob, TodoWrite, ...) gives undefined.
  */
-import { PayloadError } from "../hosts/types.ts";
+import { PayloadError } from "./types.ts";
 import { parsePatch } from "./patch.ts";
 import { toolWords } from "./rules.ts";
 import { lineCount, type ToolCall, type ToolPart } from "./types.ts";

@@ -63,3 +63,11 @@ export function lineCount(text: string | undefined): number {
   if (text === undefined || text === "") return 0;
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
+
+/** A payload that is one of ours but cannot be used (a host's hook payload, or a tool call's input). */
+export class PayloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PayloadError";
+  }
+}

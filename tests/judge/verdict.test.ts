@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_POLICY_TEXT } from "../../src/policy/load.ts";
 import type { Policy } from "../../src/policy/schema.ts";
-import { VERDICTS, leaning, oneHot, stricter, type CommandAnswers, type Verdict } from "../../src/judge/answers.ts";
-import { commandVerdict, neededMb, turnEndVerdict } from "../../src/judge/verdict.ts";
+import { VERDICTS, leaning, oneHot, stricter, type CommandAnswers, type Verdict } from "../../src/core/answers.ts";
+import { commandVerdict, neededMb, turnEndVerdict } from "../../src/core/verdict.ts";
 
 const policy = Bun.YAML.parse(DEFAULT_POLICY_TEXT) as Policy;
 const ACTS = Object.keys(policy.acts);

@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { askJev, jevUrl, retryAfterMs } from "../../src/answerers/jev.ts";
 import { askOpenAI, labelDistribution } from "../../src/answerers/openai.ts";
-import { commandQuestions, turnQuestions } from "../../src/judge/questions.ts";
+import { commandQuestions, turnQuestions } from "../../src/core/questions.ts";
 import { jevReply, openaiReply, startFake } from "./fakes.ts";
 import { defaultPolicy, labelOrder, policyWith } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { jevRequest } from "../../src/answerers/jev.ts";
 import { chatMessages } from "../../src/answerers/openai.ts";
-import { commandQuestions, head, tail, turnQuestions } from "../../src/judge/questions.ts";
+import { commandQuestions, head, tail, turnQuestions } from "../../src/core/questions.ts";
 import { defaultPolicy, policyWith } from "./helpers.ts";
 
 describe("questions come from the policy", () => {

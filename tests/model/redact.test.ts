@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { REDACTED, redact } from "../../src/judge/redact.ts";
+import { REDACTED, redact } from "../../src/core/redact.ts";
 
 const SECRETS: [string, string][] = [
   ["GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 gh release create v1", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],

@@ -150,7 +150,7 @@ describe("turn rules", () => {
     expect(answerTurnByRules({ final: "I'll do it later." }, p).rule?.id).toBe("reuses");
 
     expect(() => policyWith("turn_rules:\n  - id: bad\n    final_matches: [['ok', '(']]\n    ending: stopped-early\n    confidence: 0.9\n    reason: r\n")).toThrow(
-      /turn_rules\.0\.final_matches\.0\.1: not a valid regular expression/,
+      /turn_rules\.0\.final_matches\.0\.1: turn rule bad: not a valid regular expression/,
     );
   });
 });

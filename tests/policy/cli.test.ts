@@ -43,7 +43,7 @@ describe("verdict policy", () => {
     const env = isolatedEnv();
     const before = run(["policy", "show", "--json"], { cwd: repo, env });
     expect(JSON.parse(before.stdout).policy.judge.thresholds.allow_at_ordinary).toBe(0.9);
-    expect(before.stderr).toContain("ignored judge.thresholds.allow_at_ordinary");
+    expect(before.stderr).toContain("ignored: judge.thresholds.allow_at_ordinary (0.5 is looser than 0.9)");
     expect(before.stderr).toContain("verdict policy trust");
     const trusted = run(["policy", "trust"], { cwd: repo, env });
     expect(trusted.code).toBe(0);

@@ -11,6 +11,7 @@ import { DEFAULT_FILE as LOADER_DEFAULT_FILE, loadPolicy, type LoadResult } from
 import { DEFAULT_FILE, lastOutcome, loadPolicyCached, policyCacheDir } from "../../src/policy/layer-cache.ts";
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "../../src/policy/generated/default-policy.ts";
 import { judgeCommand } from "../../src/judge/judge.ts";
+import { ruleIndexFor } from "../../src/answerers/rules/compile.ts";
 
 const USER_LAYER = `judge:
   thresholds:
@@ -259,4 +260,27 @@ describe("whether the hook's watchdog is needed (the unbounded callback)", () =>
     writeFileSync(path, JSON.stringify(stored), { mode: 0o600 });
     expect(loadCounting({ cwd: repo, env })).toMatchObject({ calls: 1, outcome: "miss" });
   });
+});
+
+test("an untrusted layer's added rules stay tightening-only when read from the cache", async () => {
+  const { repo, env } = place();
+  mkdirSync(join(repo, ".verdict"), { recursive: true });
+  writeFileSync(
+    join(repo, ".verdict", "policy.yaml"),
+    ["rules:", "  - id: ask-uv", "    match: { program: uv }", "    act: build", "    undo: 0", "    decision: ask", "    reason: asked here.", ""].join("\n"),
+  );
+  loadPolicyCached({ cwd: repo, env });
+  expect(lastOutcome).toBe("miss");
+  const cached = loadPolicyCached({ cwd: repo, env });
+  expect(lastOutcome).toBe("hit");
+  const fresh = loadPolicy({ cwd: repo, env });
+  if (!cached.ok || !fresh.ok) throw new Error("not loaded");
+  expect(ruleIndexFor(cached.loaded.policy).tightening).toBe(1);
+  expect(ruleIndexFor(cached.loaded.policy).tightening).toBe(ruleIndexFor(fresh.loaded.policy).tightening);
+  for (const command of ["uv run rm -rf ~", "uv run pytest -q", "uv --version", "ls"]) {
+    const input = { command, cwd: repo, rulesOnly: true, log: false, env };
+    const a = await judgeCommand(input, cached.loaded);
+    const b = await judgeCommand(input, fresh.loaded);
+    expect([command, a.verdict, a.line, a.rule?.id]).toEqual([command, b.verdict, b.line, b.rule?.id]);
+  }
 });

@@ -18,7 +18,7 @@ describe("policy check runs the rules' own checks", () => {
     const file = layer(rule("fine", "{ program: frob }"), rule("bad-pattern", '{ program: frob, args_any: ["/(unclosed/"] }'));
     const ran = run(["policy", "check", file]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:8:5: rule bad-pattern: match.args_any:`);
+    expect(ran.stderr).toContain(`${file}:9:40: rules.1.match.args_any.0: rule bad-pattern: not a valid regular expression (found "/(unclosed/")`);
     expect(ran.stdout).toBe("");
   });
 
@@ -26,15 +26,16 @@ describe("policy check runs the rules' own checks", () => {
     const file = layer(rule("matches-nothing", "{ flags_any: [--force] }"));
     const ran = run(["policy", "check", file]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:3:5: rule matches-nothing: a rule needs match.program`);
+    expect(ran.stderr).toContain(`${file}:4:12: rules.0.match: rule matches-nothing: the rule can match nothing`);
+    expect(ran.stderr).toContain("a rule needs match.program");
   });
 
   test("an example its rule contradicts: exit 2, each example named", () => {
     const file = layer(rule("frob-list", "{ program: frob, subcommand: list }", '{ match: ["frob show"], not_match: ["frob list"] }'));
     const ran = run(["policy", "check", file]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:3:5: rule frob-list matches "frob list", which its examples say it must not`);
-    expect(ran.stderr).toContain(`${file}:3:5: rule frob-list does not match "frob show", which its examples say it must`);
+    expect(ran.stderr).toContain(`${file}:8:51: rules.0.examples.not_match.0: rule frob-list matches "frob list", which its examples say it must not`);
+    expect(ran.stderr).toContain(`${file}:8:25: rules.0.examples.match.0: rule frob-list does not match "frob show", which its examples say it must`);
   });
 
   test("rules whose examples hold pass, and the default's do", () => {
@@ -45,11 +46,11 @@ describe("policy check runs the rules' own checks", () => {
 });
 
 describe("policy test runs each rule's examples first", () => {
-  test("an example that does not hold: exit 1, with the rule's id and file:line", () => {
+  test("a rule's example that does not hold is a policy problem (proven at load): exit 2, with file:line:col", () => {
     const file = layer(rule("frob-list", "{ program: frob, subcommand: list }", '{ match: ["frob show"] }'));
     const ran = run(["policy", "test", "--policy", file]);
-    expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`${file}:3:5: rule frob-list does not match "frob show"`);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`${file}:8:25: rules.0.examples.match.0: rule frob-list does not match "frob show"`);
   });
 
   test("a rule that cannot be used is a policy problem: exit 2", () => {

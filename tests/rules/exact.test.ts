@@ -1,6 +1,6 @@
 /** match.command_exact: a rule for exactly one whole command line, as `approvals approve --always` writes it. */
 import { describe, expect, test } from "bun:test";
-import { checkRuleExamples, ruleProblems } from "../../src/answerers/rules.ts";
+import { checkRule, proveRuleExamples } from "../../src/answerers/rules.ts";
 import { alwaysSupported } from "../../src/approvals/always.ts";
 import { stricterOnly } from "../../src/policy/trust.ts";
 import { checkLayer } from "../../src/policy/validate.ts";
@@ -69,20 +69,21 @@ describe("match.command_exact", () => {
 
   test("its examples are checked against the whole line", () => {
     const rule = { ...allowExactly("rm -rf data", "rm"), examples: { match: ["rm -rf data", " rm -rf data "], not_match: ["sudo rm -rf data", "rm -rf data ~", "rm -rf  build"] } };
-    expect(checkRuleExamples({ rules: [rule] as Policy["rules"] })).toEqual([]);
+    expect(proveRuleExamples(rule as Policy["rules"][number], DEFAULT)).toEqual([]);
     const wrong = { ...allowExactly("rm -rf data", "rm"), examples: { match: ["sudo rm -rf data"], not_match: ["rm -rf data"] } };
-    expect(checkRuleExamples({ rules: [wrong] as Policy["rules"] }).map((problem) => problem.example)).toEqual(["rm -rf data", "sudo rm -rf data"]);
+    expect(proveRuleExamples(wrong as Policy["rules"][number], DEFAULT).map((problem) => problem.example)).toEqual(["sudo rm -rf data", "rm -rf data"]);
   });
 
   test("a blank line is reported; a rule with only command_exact is complete", () => {
-    expect(ruleProblems([allowExactly("rm -rf data")] as Policy["rules"])).toEqual([]);
-    expect(ruleProblems([allowExactly("   ")] as Policy["rules"]).map((problem) => problem.message).join("\n")).toContain("blank");
+    expect(checkRule(allowExactly("rm -rf data") as Policy["rules"][number])).toEqual([]);
+    expect(checkRule(allowExactly("   ") as Policy["rules"][number]).map((problem) => problem.message).join("\n")).toContain("blank");
   });
 
-  test("an untrusted layer keeps only deny rules, exact ones included", () => {
+  test("an untrusted layer keeps only ask and deny rules for a program, never an exact line", () => {
     const deny = { ...allowExactly("rm -rf data", "rm", "deny-exact"), decision: "deny" };
-    const { kept, ignored } = stricterOnly({ rules: [allowExactly("rm -rf data", "rm"), deny] }, DEFAULT as unknown as Record<string, unknown>);
-    expect((kept.rules as { id: string }[]).map((rule) => rule.id)).toEqual(["deny-exact"]);
-    expect(ignored.map((entry) => entry.path)).toEqual(["rules.0 (always-exact)"]);
+    const askRm = { id: "ask-rm", match: { program: "rm" }, act: "delete", undo: 1, decision: "ask", reason: "r" };
+    const { kept, ignored } = stricterOnly({ rules: [allowExactly("rm -rf data", "rm"), deny, askRm] }, DEFAULT as unknown as Record<string, unknown>);
+    expect((kept.rules as { id: string }[]).map((rule) => rule.id)).toEqual(["ask-rm"]);
+    expect(ignored.map((entry) => entry.path)).toEqual(["rules.0 (always-exact)", "rules.1 (deny-exact)"]);
   });
 });

@@ -1,6 +1,6 @@
 /** The rule engine on the embedded default policy, as the tests ask it. */
 import { answerCommandByRules, type RuleContext, type RulesAnswer } from "../../src/answerers/rules.ts";
-import type { Verdict } from "../../src/judge/answers.ts";
+import type { Verdict } from "../../src/core/answers.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 import { examplesProbe } from "../../src/answerers/rules/probe.ts";

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildFixture } from "../../bench/redteam/run.ts";
-import type { Verdict } from "../../src/judge/answers.ts";
+import type { Verdict } from "../../src/core/answers.ts";
 import { judge } from "./helpers.ts";
 
 const fixture = buildFixture();

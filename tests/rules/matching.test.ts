@@ -8,7 +8,7 @@ import { hasOption, parseArgs } from "../../src/answerers/rules/args.ts";
 import { classifyPath, usableProjectRoot, type PathContext } from "../../src/answerers/rules/paths.ts";
 import { compileAny, compilePattern } from "../../src/answerers/rules/pattern.ts";
 import { isTracked } from "../../src/answerers/rules/probe.ts";
-import { ruleProblems } from "../../src/answerers/rules.ts";
+import { checkRule } from "../../src/answerers/rules.ts";
 import { judge, policyWith } from "./helpers.ts";
 
 describe("patterns", () => {
@@ -236,10 +236,13 @@ describe("each field of the rule DSL", () => {
     ]);
     expect(judge("ls; shutdown now", {}, policy).verdict).toBe("deny");
   });
-  test("a rule that cannot compile is reported and skipped", () => {
-    const rules = [{ id: "bad", match: { program: "x", args_any: ["/(/"] }, act: "read", undo: 0, reason: "r" }];
-    expect(ruleProblems(policyWith(rules).rules).map((p) => p.id)).toEqual(["bad"]);
-    expect(judge("x", {}, policyWith(rules)).verdict).toBe("pass");
-    expect(ruleProblems(policyWith([{ id: "empty", match: {}, act: "read", undo: 0, reason: "r" }]).rules)[0]?.message).toContain("match.program");
+  test("a rule that cannot compile is reported, and never skipped: the engine allows nothing on it", () => {
+    const rules = [{ id: "bad", match: { program: "x", args_any: ["/(/"] }, act: "read", undo: 0, decision: "allow", reason: "r" }];
+    const [rule] = policyWith(rules).rules;
+    expect(checkRule(rule!).map((p) => p.segments.join("."))).toEqual(["match.args_any.0"]);
+    // The loader refuses such a policy; were one to reach the engine, the line is not allowed.
+    expect(judge("x", {}, policyWith(rules)).verdict).not.toBe("allow");
+    const [empty] = policyWith([{ id: "empty", match: {}, act: "read", undo: 0, reason: "r" }]).rules;
+    expect(checkRule(empty!)[0]?.hint).toContain("match.program");
   });
 });

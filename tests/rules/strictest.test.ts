@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { readCorpus } from "../../bench/corpus/run.ts";
-import { strictness, type Verdict } from "../../src/judge/answers.ts";
+import { strictness, type Verdict } from "../../src/core/answers.ts";
 import { parseCommandLine } from "../../src/shell/index.ts";
 import { judge } from "./helpers.ts";
 

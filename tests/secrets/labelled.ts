@@ -1,5 +1,5 @@
 /**
- * A labelled set of secrets and near-misses for the redactor (src/judge/redact.ts).
+ * A labelled set of secrets and near-misses for the redactor (src/core/redact.ts).
  *
  * Each secret case is a realistic line holding one credential (`secret`), tagged with its class; the
  * redactor must remove every one (recall is asserted at 100% in tests/secrets/redact-set.test.ts and

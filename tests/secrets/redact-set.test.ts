@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { REDACTED, redact } from "../../src/judge/redact.ts";
+import { REDACTED, redact } from "../../src/core/redact.ts";
 import { NEAR_MISSES, SECRETS } from "./labelled.ts";
 
 describe("the labelled secret set", () => {

@@ -216,10 +216,11 @@ describe("every hook answers in time", () => {
   test("a slow rule the load-time check lets through: the watchdog answers hosts.on_error by respond_within, status 0", () => {
     box = sandbox();
     mkdirSync(join(box.env.XDG_CONFIG_HOME!, "verdict"), { recursive: true });
-    // An optional alternative under a repetition: exponential too, and not refused by its shape.
+    // Eight repetitions in a row: polynomial (n^8), slow on 40 arguments, and not refused by its shape
+    // (the load-time check refuses the exponential shapes, (a|a?)+ among them).
     writeFileSync(
       join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"),
-      "hosts:\n  respond_within: 1500ms\nrules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a|a?)+$/'] }\n    act: read\n    undo: 0\n    reason: slow\n",
+      "hosts:\n  respond_within: 1500ms\nrules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^a*a*a*a*a*a*a*a*b$/'] }\n    act: read\n    undo: 0\n    reason: slow\n",
     );
     const args = Array.from({ length: 40 }, () => `${"a".repeat(40)}!`).join(" ");
     const ran = verdict(["hook", "claude"], { stdin: commandPayload(`echo ${args}`, box.project) });

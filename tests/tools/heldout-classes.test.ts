@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { commandVerdict } from "../../src/judge/verdict.ts";
+import { commandVerdict } from "../../src/core/verdict.ts";
 import { DEFAULT_POLICY } from "../../src/policy/generated/default-policy.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 import { answerToolCall } from "../../src/tools/engine.ts";

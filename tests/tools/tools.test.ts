@@ -8,7 +8,7 @@ import { toolCall } from "../../src/tools/payload.ts";
 import { answerToolCall } from "../../src/tools/engine.ts";
 import { checkToolRuleExamples } from "../../src/tools/examples.ts";
 import { toolRuleProblems } from "../../src/tools/rules.ts";
-import { commandVerdict } from "../../src/judge/verdict.ts";
+import { commandVerdict } from "../../src/core/verdict.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 import { isolatedEnv, run, tempDir } from "../support/binary.ts";
 

@@ -50,8 +50,24 @@ export type CompiledRule = {
   where?: string;
 };
 
-/** A rule in the index: compiled the first time a command is tried against it. */
-export type IndexedRule = { rule: Rule; index: number; compiled?: CompiledRule | null };
+/** A rule in the index: compiled when its policy was loaded (a layer's rules) or the first time a command is tried against it (the embedded default's, proven when verdict was built). */
+export type IndexedRule = { rule: Rule; index: number; compiled?: CompiledRule; tightening?: true };
+
+/**
+ * Rules an untrusted repository layer added (decision ask or deny): they may only tighten, so one that
+ * matches does not stand in place of the trusted rule that would have answered; the stricter of the two
+ * answers (firstCommandRule in engine.ts). Marked by the loader before the policy's index is built.
+ */
+const tighteningRules = new WeakSet<Rule>();
+
+export function markTightening(rule: Rule): void {
+  tighteningRules.add(rule);
+}
+
+/** Whether the loader marked `rule` as only tightening (kept through the layer cache by packed.ts). */
+export function isTightening(rule: Rule): boolean {
+  return tighteningRules.has(rule);
+}
 
 export type RuleIndex = {
   rules: readonly Rule[];
@@ -67,6 +83,8 @@ export type RuleIndex = {
   candidates: Map<string, IndexedRule[]>;
   /** Finds a name's candidates without scanning `entries` (a packed index: packed.ts). */
   lookup?: (name: string) => IndexedRule[];
+  /** How many rules only tighten (an untrusted layer's): none in the common case. */
+  tightening: number;
 };
 
 /** match.where as compared: an absolute folder, normalised, without a trailing slash (except /). */
@@ -152,29 +170,6 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   return compiled;
 }
 
-/** Problems with the rules that the schema cannot see: bad patterns, a rule that matches nothing. */
-export function ruleProblems(rules: readonly Rule[]): { index: number; id: string; message: string }[] {
-  const problems: { index: number; id: string; message: string }[] = [];
-  rules.forEach((rule, index) => {
-    if (rule.match.where !== undefined && !rule.match.where.startsWith("/")) {
-      problems.push({ index, id: rule.id, message: `rule ${rule.id}: match.where must be an absolute folder (got ${JSON.stringify(rule.match.where)})` });
-    }
-    try {
-      compileRule(rule, index);
-    } catch (error) {
-      problems.push({ index, id: rule.id, message: (error as Error).message });
-    }
-    const exact = rule.match.command_exact;
-    if (rule.match.program === undefined && rule.match.redirect === undefined && exact === undefined) {
-      problems.push({ index, id: rule.id, message: `rule ${rule.id}: a rule needs match.program (to judge commands), match.redirect (to judge redirections) or match.command_exact (to judge one whole line)` });
-    }
-    if (exact !== undefined && exactLine(exact) === "") {
-      problems.push({ index, id: rule.id, message: `rule ${rule.id}: match.command_exact is blank, so the rule can match nothing (an empty line runs nothing)` });
-    }
-  });
-  return problems;
-}
-
 const indexes = new WeakMap<readonly Rule[], RuleIndex>();
 const policyIndexes = new WeakMap<object, RuleIndex>();
 
@@ -198,7 +193,12 @@ export function ruleIndexFor(policy: { readonly rules: readonly Rule[] }): RuleI
 export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const cached = indexes.get(rules);
   if (cached) return cached;
-  const entries = rules.map((rule, at): IndexedRule => ({ rule, index: at }));
+  let tightening = 0;
+  const entries = rules.map((rule, at): IndexedRule => {
+    if (!tighteningRules.has(rule)) return { rule, index: at };
+    tightening++;
+    return { rule, index: at, tightening: true };
+  });
   const exact = new Map<string, IndexedRule[]>();
   const redirects: IndexedRule[] = [];
   for (const entry of entries) {
@@ -211,21 +211,24 @@ export function ruleIndex(rules: readonly Rule[]): RuleIndex {
       else exact.set(key, [entry]);
     } else if (match.program === undefined && match.redirect !== undefined) redirects.push(entry);
   }
-  const index: RuleIndex = { rules, entries, patterns: [], redirects, exact, candidates: new Map() };
+  const index: RuleIndex = { rules, entries, patterns: [], redirects, exact, candidates: new Map(), tightening };
   indexes.set(rules, index);
   return index;
 }
 
-/** The compiled form of an indexed rule; null when it does not compile (the loader reports it). */
-export function compiledOf(entry: IndexedRule): CompiledRule | null {
-  if (entry.compiled === undefined) {
-    try {
-      entry.compiled = compileRule(entry.rule, entry.index);
-    } catch {
-      entry.compiled = null;
-    }
-  }
+/**
+ * The compiled form of an indexed rule. Every rule of a loaded policy compiles (the loader refuses a
+ * layer with one that does not, and the default is proven by the tests), so this throws only on a bug;
+ * the engine's caller turns that into an answer that allows nothing, never into a rule dropped.
+ */
+export function compiledOf(entry: IndexedRule): CompiledRule {
+  entry.compiled ??= compileRule(entry.rule, entry.index);
   return entry.compiled;
+}
+
+/** Compiles, now, the rules of `rules` in `only` (a layer's rules, at load): none is compiled lazily later. */
+export function compileEagerly(rules: readonly Rule[], only: ReadonlySet<Rule>): void {
+  for (const entry of ruleIndex(rules).entries) if (only.has(entry.rule)) compiledOf(entry);
 }
 
 const MAY_HOLD_PATTERN = /[*?[]|(^|\n)\//;
@@ -248,11 +251,8 @@ export function candidatesFor(index: RuleIndex, name: string): IndexedRule[] {
       // One test for the whole list first: most lists hold only plain names.
       const names = Array.isArray(program) ? program : [program];
       const patterns = MAY_HOLD_PATTERN.test(names.join("\n")) ? names.filter(isPattern) : [];
-      try {
-        matcher = patterns.length === 0 ? null : compileAny(patterns);
-      } catch {
-        matcher = null; // reported by ruleProblems
-      }
+      // Compiles: the loader proved every rule's patterns.
+      matcher = patterns.length === 0 ? null : compileAny(patterns);
       index.patterns[at] = matcher;
     }
     if (matcher?.(name)) found.push(entry);

@@ -4,8 +4,8 @@
  * first redirect rule), combined into one answer for the line: the hardest
  * to undo among them.
  */
-import { leaning, strictness, type CommandAnswers, type Verdict } from "../../judge/answers.ts";
-import { commandVerdict } from "../../judge/verdict.ts";
+import { leaning, strictness, type CommandAnswers, type Verdict } from "../../core/answers.ts";
+import { commandVerdict } from "../../core/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, compiledOf, exactLine, inWhere, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
@@ -283,12 +283,32 @@ function withoutExecSegments(args: string[]): string[] {
  * order: rules tried before it still answer for what they match.
  */
 export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledRule): CompiledRule | undefined {
+  const skipTightening = index.tightening > 0;
   for (const entry of candidatesFor(index, view.name)) {
     if (exact && entry.index > exact.index) return exact;
+    // An untrusted layer's rule never answers in place of a trusted one (see tighteningRule).
+    if (skipTightening && entry.tightening) continue;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view)) return rule;
   }
   return exact;
+}
+
+/**
+ * The strictest rule an untrusted repository layer added that matches the command (compile.ts,
+ * markTightening). Such rules only add their ask or deny to the line's answer (the strictest part of a
+ * line wins): they are never the rule that answers for a command, so one cannot hide the rules a
+ * trusted layer has for it (a deny, or a `runs: rest` that judges the command run).
+ */
+function tighteningRule(index: RuleIndex, view: View): CompiledRule | undefined {
+  let best: CompiledRule | undefined;
+  for (const entry of candidatesFor(index, view.name)) {
+    if (!entry.tightening) continue;
+    const rule = compiledOf(entry);
+    if (!matchesCommand(rule, view)) continue;
+    if (!best || strictness(rule.rule.decision as Verdict) > strictness(best.rule.decision as Verdict)) best = rule;
+  }
+  return best;
 }
 
 /**
@@ -343,7 +363,7 @@ export function exactRule(index: RuleIndex, line: string, commands: readonly Exe
   return undefined;
 }
 
-function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typeof outputRedirects>[number]): boolean {
+export function redirectRuleMatches(rule: CompiledRule, view: View, out: ReturnType<typeof outputRedirects>[number]): boolean {
   if (!matchesRedirect(rule, view, out)) return false;
   if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
   return true;
@@ -394,7 +414,14 @@ export function wrapperCommand(name: string, command: ExecutedCommand): Executed
   return pseudo;
 }
 
-export function answerLine(line: string, context: RuleContext, policy: LinePolicy): RulesAnswer {
+/**
+ * Sees each view the engine judges, in order: every executed command (those a `runs: rest` rule
+ * found included) and every wrapper it ran through. Proving a rule's examples uses it, so examples
+ * are matched against exactly what the engine matches (examples.ts).
+ */
+export type ViewObserver = (view: View, wrapper: boolean) => void;
+
+export function answerLine(line: string, context: RuleContext, policy: LinePolicy, observe?: ViewObserver): RulesAnswer {
   const parsed = parseCommandLine(line, { cwd: context.cwd });
   if (!parsed.ok) return { parsed: false, error: parsed.error, executed: [] };
   const commands = parsed.commands;
@@ -472,6 +499,7 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const writers = writersOf.get(command) ?? [];
     const seen = viewOf(command, writers, base, probe);
     const { view } = seen;
+    observe?.(view, false);
     // PATH set on this line to a folder that is not an install folder: a program named without a path may be anything there.
     const untrusted = seen.untrusted ?? (pathTaint !== undefined && !command.program.includes("/") && !command.dynamic && !BUILTINS.has(command.name) ? `PATH is set on this line to search ${pathTaint}, so ${command.name} may not be the program of that name` : undefined);
     // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
@@ -539,6 +567,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     // Several rules may match one command: a later rule's outright ask or deny still stands (the strictest wins).
     const stricterRule = outrightAfter(index, view, rule);
     if (stricterRule) judged.push({ hit: hitOf(stricterRule, command), rule: stricterRule });
+    // A rule an untrusted layer added only adds its ask or deny; it never stands in for the rule above.
+    const added = index.tightening > 0 ? tighteningRule(index, view) : undefined;
+    if (added) judged.push({ hit: hitOf(added, command), rule: added });
     for (const finding of findings) if (finding) found(finding, command);
     if (!rule) {
       unknown.push(command);
@@ -586,7 +617,11 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       // A shell given code (bash -c '...') only runs that code, which was parsed and judged: the shell is no part of its own.
       if (!name || wrappersSeen.has(label) || runnerLabels.has(label) || SHELLS.has(name)) continue;
       wrappersSeen.add(label);
-      const wrapper = firstCommandRule(index, viewOf(wrapperCommand(name, command), [], base, probe).view, exact);
+      const wrapperView = viewOf(wrapperCommand(name, command), [], base, probe).view;
+      observe?.(wrapperView, true);
+      const wrapper = firstCommandRule(index, wrapperView, exact);
+      const addedForWrapper = index.tightening > 0 ? tighteningRule(index, wrapperView) : undefined;
+      if (addedForWrapper) judged.push({ hit: hitOf(addedForWrapper, command), rule: addedForWrapper });
       // A wrapper no rule knows only passes its command on: it is not an unknown command.
       if (wrapper && wrapper.rule.act !== undefined) judged.push({ hit: hitOf(wrapper, command), rule: wrapper });
     }

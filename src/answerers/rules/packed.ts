@@ -10,7 +10,7 @@
  * ruleIndex + candidatesFor over the rules unpacked (tests/rules/packed.test.ts checks this).
  */
 import type { Rule } from "../../policy/schema.ts";
-import { exactLine, type IndexedRule, type RuleIndex } from "./compile.ts";
+import { exactLine, isTightening, markTightening, type IndexedRule, type RuleIndex } from "./compile.ts";
 import { compileAny, isPattern, safeRegexSources, type Matcher } from "./pattern.ts";
 
 export type PackedRules = {
@@ -30,6 +30,8 @@ export type PackedRules = {
   exact: [string, number[]][];
   /** The sources of the rules' regular expressions that pass the safety check (regex-safety.ts). */
   safe?: string[];
+  /** Positions of rules an untrusted layer added, which may only tighten (compile.ts: markTightening). */
+  tightening?: number[];
 };
 
 /** Packs rules (in policy order). Throws when a program name cannot be indexed (a newline or tab in it). */
@@ -71,6 +73,7 @@ export function packRules(rules: readonly Rule[]): PackedRules {
     redirects,
     exact: [...exact],
     safe: [...new Set(safeRegexSources(rules.flatMap((rule) => stringsIn(rule.match))))],
+    tightening: rules.flatMap((rule, position) => (isTightening(rule) ? [position] : [])),
   };
 }
 
@@ -84,13 +87,16 @@ function stringsIn(value: unknown): string[] {
 
 /** One rule of a pack, parsed the first time it is read. */
 class PackedEntry implements IndexedRule {
-  compiled?: import("./compile.ts").CompiledRule | null;
+  compiled?: import("./compile.ts").CompiledRule;
+  tightening?: true;
   private parsed?: Rule;
   constructor(
     private readonly pack: PackedRules,
     private readonly position: number,
     readonly index: number,
-  ) {}
+  ) {
+    if (pack.tightening?.includes(position)) this.tightening = true;
+  }
   get rule(): Rule {
     return (this.parsed ??= JSON.parse(this.pack.text.slice(this.pack.at[this.position], this.pack.at[this.position + 1])) as Rule);
   }
@@ -174,6 +180,7 @@ export function packedRuleIndex(parts: { pack: PackedRules; replaced?: ReadonlyS
     }
   }
   const candidates = new Map<string, IndexedRule[]>();
+  const tightening = parts.reduce((sum, { pack }) => sum + (pack.tightening?.length ?? 0), 0);
   let all: readonly Rule[] | undefined;
   let allEntries: IndexedRule[] | undefined;
   return {
@@ -187,6 +194,7 @@ export function packedRuleIndex(parts: { pack: PackedRules; replaced?: ReadonlyS
     redirects: collect((part) => part.pack.redirects),
     exact,
     candidates,
+    tightening,
     lookup(name: string): IndexedRule[] {
       let found = candidates.get(name);
       if (!found) candidates.set(name, (found = collect((part) => positionsFor(part, name))));
@@ -197,5 +205,7 @@ export function packedRuleIndex(parts: { pack: PackedRules; replaced?: ReadonlyS
 
 /** The rules of a pack as objects, in order. */
 export function unpackRules(pack: PackedRules): Rule[] {
-  return JSON.parse(`[${pack.at.slice(0, -1).map((start, position) => pack.text.slice(start, pack.at[position + 1])).join(",")}]`) as Rule[];
+  const rules = JSON.parse(`[${pack.at.slice(0, -1).map((start, position) => pack.text.slice(start, pack.at[position + 1])).join(",")}]`) as Rule[];
+  for (const position of pack.tightening ?? []) if (rules[position]) markTightening(rules[position]);
+  return rules;
 }

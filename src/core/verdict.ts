@@ -4,7 +4,7 @@
  * answers, the memory available and the policy come in as arguments.
  */
 import type { Policy } from "../policy/schema.ts";
-import { megabytes } from "../policy/units.ts";
+import { megabytes } from "./units.ts";
 import type { CommandAnswers, EndingAnswers, Verdicted } from "./answers.ts";
 
 function percent(probability: number): number {

@@ -1,7 +1,7 @@
 /**
  * The hook's whole round trip on the rule path, against an empty compiled Bun program and the peers.
  *
- *   bun build.ts && bun bench/hook/run.ts [--runs 40] [--warmup 5] [--dir DIR] [--codex PATH] [--safety-net PATH]
+ *   bun build.ts && bun bench/hook/run.ts [--runs 40] [--warmup 5] [--dir DIR] [--codex PATH] [--safety-net PATH] [--baseline PATH]
  *
  * Cases, each a whole process, interleaved (a round of every case, `runs` rounds after `warmup`), so load
  * on the machine falls on all of them alike; min, median and p90 in ms, and the ratios to the print-a-line
@@ -131,6 +131,14 @@ const cases: Case[] = [
   { name: "hook claude, trusted repo layer (cached)", argv: [binary, "hook", "claude"], cwd: trustRepo, env: envOf(trustHome), stdin: gitStatus(trustRepo), hook: true },
   { name: "hook claude, model answer cached", argv: [binary, "hook", "claude"], cwd: plainRepo, env: modelEnv, stdin: payload(plainRepo, "rm -rf build/cache"), hook: true },
 ];
+// Another build of verdict (--baseline PATH, e.g. main's), timed in the same rounds: before and after a change.
+const baseline = option("--baseline");
+if (baseline) {
+  cases.push(
+    { name: "baseline: hook claude, no layers", argv: [resolve(baseline), "hook", "claude"], cwd: plainRepo, env: envOf(plainHome), stdin: gitStatus(plainRepo), hook: true },
+    { name: "baseline: hook claude, 50-rule user layer (cached)", argv: [resolve(baseline), "hook", "claude"], cwd: plainRepo, env: envOf(userHome), stdin: gitStatus(plainRepo), hook: true },
+  );
+}
 
 // --- peers --------------------------------------------------------------------------------------------
 function findCodex(): string | undefined {

@@ -16,7 +16,7 @@ import type { LoadedPolicy } from "../policy/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { usageError } from "./common.ts";
 
 /** The exit status of each verdict: distinct, and 0 only for allow. */
 export const CHECK_EXIT: Record<Verdict, number> = { allow: 0, pass: 10, ask: 11, deny: 12 };
@@ -79,8 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(flags.cwd ?? process.cwd());
   const result = loadPolicyCached({ cwd, file: flags.policy });
   if (!result.ok) {
-    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${result.error.message}`);
   }
   const loaded = result.loaded;
   for (const warning of unseenWarnings(loaded)) console.error(`verdict: warning: ${warning}`);
@@ -104,8 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const item of readItems(await Bun.stdin.text(), cwd)) {
     if ("error" in item) {
       flush();
-      console.error(`verdict: line ${item.at}: ${item.error}`);
-      return USAGE_EXIT;
+      return usageError(`line ${item.at}: ${item.error}`);
     }
     const judged = await judgeOne(item.command, item.cwd, loaded, rulesOnly, performance.now(), flags.log === true);
     const text = render(judged, item.command, item.cwd, flags.json === true, true);

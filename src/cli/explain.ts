@@ -20,7 +20,7 @@ import { toolCall } from "../tools/payload.ts";
 import { TOOL_KINDS, type ToolCall } from "../tools/types.ts";
 import { parseOptions } from "./args.ts";
 import { CHECK_EXIT } from "./check.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { usageError } from "./common.ts";
 
 const HELP = `Usage:
   verdict explain [--json] [--rules-only] [--cwd DIR] [--policy FILE] -- COMMAND
@@ -111,8 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(flags.cwd ?? payloadCwd ?? process.cwd());
   const result = loadPolicy({ cwd, file: flags.policy });
   if (!result.ok) {
-    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${result.error.message}`);
   }
   const loaded = result.loaded;
   const rulesOnly = flags["rules-only"] === true;

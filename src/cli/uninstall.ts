@@ -17,7 +17,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const args = parseArgs(argv, HELP);
+  const args = parseArgs(argv, HELP, { bin: false });
   if (typeof args === "string") return usageError(args);
   const file = settingsPath(args.host, args.scope, repositoryRoot(process.cwd()) ?? process.cwd());
   const text = readIfExists(file);

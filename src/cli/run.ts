@@ -12,6 +12,7 @@ import { runTask } from "../task/loop.ts";
 import { OUTCOME_TABLE, type CancelSignal, type Outcome } from "../task/outcome.ts";
 import { resolveSettings, SETTING_FLAGS } from "../task/settings.ts";
 import { parseOptions, type OptionSpec } from "./args.ts";
+import { jsonDocument } from "./json.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict run [options] "request"
@@ -37,6 +38,7 @@ Options (each overrides the policy's task: key and its VERDICT_TASK_* variable):
   --mirror auto|on|off             task.mirror              VERDICT_TASK_MIRROR
   --policy FILE                    a policy layer on top of the others
   --json                           print the evidence on stdout instead of progress lines
+                                   (snake_case keys and schema_version, as every --json)
 
 Exit status:
 ${OUTCOME_TABLE.map(([status, code, meaning]) => `  ${code.padEnd(19)} ${status}: ${meaning}`).join("\n")}
@@ -170,7 +172,8 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`verdict: run: cannot write the evidence to ${evidence.evidencePath}: ${(error as Error).message}`);
   }
   if (parsed.json) {
-    console.log(JSON.stringify(redactDeep(evidence), null, 2));
+    // The --json convention of every command (snake_case, schema_version); the file on disk keeps its camelCase (docs/task.md).
+    console.log(jsonDocument(redactDeep(evidence) as Record<string, unknown>, 2));
   } else {
     console.log(redact(`${outcome.status} (exit ${outcome.exitCode}): ${outcome.message}`));
     for (const obligation of outcome.remainingObligations) console.log(redact(`  remaining: ${obligation}`));

@@ -35,7 +35,7 @@ export type DecideOptions = {
   now?: () => Date;
 };
 
-export type DecideErrorCode = "NOT-FOUND" | "AMBIGUOUS" | "ALREADY-DECIDED" | "CALL-CHANGED" | "USAGE" | "ALWAYS";
+type DecideErrorCode = "NOT-FOUND" | "AMBIGUOUS" | "ALREADY-DECIDED" | "CALL-CHANGED" | "USAGE" | "ALWAYS";
 
 export type DecideResult =
   | { ok: true; entry: TaskEntry; decision: Decision; warnings: string[] }

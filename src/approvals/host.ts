@@ -34,7 +34,7 @@ export type HostAskContext = {
 };
 
 /** How long a hook waits for the journal's lock by default: appends hold it for milliseconds. */
-export const HOOK_LOCK_WAIT_MS = 2000;
+const HOOK_LOCK_WAIT_MS = 2000;
 
 export type HostAskResult =
   | { decision: "allow"; reason: string; task: string; digest: string; scope: "once" | "task" | "run"; by: string }

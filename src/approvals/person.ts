@@ -54,7 +54,7 @@ export type AskOutcome = {
   via: "standing-approval" | "terminal" | "journal" | "cancelled" | "error";
 };
 
-export const POLL_MS = 250;
+const POLL_MS = 250;
 
 function outcomeOf(entry: TaskEntry, decision: Decision, via: AskOutcome["via"]): AskOutcome {
   const task = { id: entry.task.id, digest: entry.task.digest };

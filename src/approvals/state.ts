@@ -32,7 +32,7 @@ export type State = {
   endedTasks: Set<string>;
 };
 
-export function endedTaskKey(session: string, task: string): string {
+function endedTaskKey(session: string, task: string): string {
   return `${session}\0${task}`;
 }
 

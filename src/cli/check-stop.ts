@@ -31,7 +31,7 @@ Exit status is the verdict, as for verdict check: 10 pass (the turn may end),
 12 deny (the turn should go on); 2 a usage or policy error.`;
 
 /** The exit status of each turn-end verdict: verdict check's codes for the same verdicts. */
-export const CHECK_STOP_EXIT = { pass: 10, deny: 12 } as const;
+const CHECK_STOP_EXIT = { pass: 10, deny: 12 } as const;
 
 type Parsed = {
   requests: string[];

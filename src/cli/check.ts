@@ -124,7 +124,7 @@ async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rule
 type Item = { command: string; cwd: string } | { error: string; at: number };
 
 /** The commands of --stdin: a line each, or a JSON object {command, cwd} a line; blank lines skipped. */
-export function* readItems(text: string, cwd: string): Generator<Item> {
+function* readItems(text: string, cwd: string): Generator<Item> {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const raw = (lines[i] as string).replace(/\r$/, "");
@@ -174,7 +174,7 @@ function render(judged: CommandJudgment, command: string, cwd: string, json: boo
 }
 
 /** The JSON form of a judgment: what a script needs to act on it and to see why. */
-export function toJson(judged: CommandJudgment, command: string, cwd: string): Record<string, unknown> {
+function toJson(judged: CommandJudgment, command: string, cwd: string): Record<string, unknown> {
   const { answers } = judged;
   return {
     verdict: judged.verdict,

@@ -48,7 +48,7 @@ Exit status: the verdict's, as verdict check's: 0 allow, 10 pass, 11 ask,
 type Flags = { json?: boolean; "rules-only"?: boolean; cwd?: string; policy?: string; tool?: string; help?: boolean };
 
 /** A tool call out of a payload file: a host's hook payload, or {tool, input}. */
-export function callFromPayload(payload: Record<string, unknown>): ToolCall {
+function callFromPayload(payload: Record<string, unknown>): ToolCall {
   const event = typeof payload.hook_event_name === "string" ? payload.hook_event_name : "";
   if (event === "beforeReadFile" || event === "beforeMCPExecution" || (event === "preToolUse" && "workspace_roots" in payload)) {
     const recognised = cursor.recognise(payload);

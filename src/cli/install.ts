@@ -35,7 +35,7 @@ backed up. Project files go to the repository root (the current folder outside a
 
 Exit status: 0 installed and checked; 1 not written, or written but the round trip failed; 2 usage error.`;
 
-export type InstallArgs = { host: HostName; scope: Scope; dryRun: boolean; bin?: string[] };
+type InstallArgs = { host: HostName; scope: Scope; dryRun: boolean; bin?: string[] };
 
 const OPTIONS: OptionSpec = {
   user: { type: "boolean" },
@@ -64,7 +64,7 @@ export function parseArgs(argv: string[], help: string, options: { bin: boolean 
   return { host, scope, dryRun: values["dry-run"] === true, bin };
 }
 
-export async function hostsSettings(cwd: string): Promise<{ hosts: HostsSettings; warning?: string }> {
+async function hostsSettings(cwd: string): Promise<{ hosts: HostsSettings; warning?: string }> {
   try {
     const { loadPolicy } = await import("../policy/index.ts");
     const result = loadPolicy({ cwd });

@@ -184,7 +184,7 @@ function safe(load: () => LoadResult): LoadResult | { ok: false; error: unknown 
 }
 
 /** A command verdict in the host's vocabulary; `ask` becomes what hosts.ask_becomes says for the host. */
-export function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
+function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
   const verdict = judgment.verdict as CommandDecision;
   let decision: CommandDecision = verdict;
   let line = judgment.line;

@@ -111,7 +111,7 @@ export type TurnJudgment = {
 };
 
 /** Which answerer runs, or why none but the rules. */
-export type Selection = { provider: "jev" | "openai" } | { off: string };
+type Selection = { provider: "jev" | "openai" } | { off: string };
 
 export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): Selection {
   if (rulesOnly) return { off: "rules only (--rules-only)" };

@@ -20,7 +20,7 @@ export type DecideRequest =
   | { kind: "reject"; reason: string }
   | { kind: "answer"; text: string };
 
-export type DecideOptions = {
+type DecideOptions = {
   journal: string;
   /** The task id or a unique prefix of it. */
   id: string;

@@ -18,7 +18,7 @@ import { gemini } from "./gemini.ts";
 import { transcriptFacts, type RanCommand } from "./transcript.ts";
 import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecision, type HookEvent, type HookReply, type HostName, type Payload, type TurnEndEvent } from "./types.ts";
 
-const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
+export const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
 
 /** The hosts section of the embedded default policy, for when no policy can be loaded at all. */
 /** The embedded default's hosts section: what a hook falls back on when no policy can be loaded. */

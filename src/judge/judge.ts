@@ -52,7 +52,7 @@ export type Common = {
   log?: boolean;
 };
 
-export type CommandInput = Common & {
+type CommandInput = Common & {
   command: string;
   cwd: string;
   projectRoot?: string;
@@ -87,7 +87,7 @@ export type CommandJudgment = {
   policyDigest: string;
 };
 
-export type TurnInput = Common & {
+type TurnInput = Common & {
   /** The developer's latest requests, oldest first. */
   requests: string[];
   /** The assistant's final message. */

@@ -36,6 +36,7 @@ Options (each overrides the policy's task: key and its VERDICT_TASK_* variable):
   --max-output SIZE                task.max_output          VERDICT_TASK_MAX_OUTPUT
   --max-fingerprint-entries N      task.max_fingerprint_entries  VERDICT_TASK_MAX_FINGERPRINT_ENTRIES
   --mirror auto|on|off             task.mirror              VERDICT_TASK_MIRROR
+  --no-mirror                      the same as --mirror off
   --policy FILE                    a policy layer on top of the others
   --json                           print the evidence on stdout instead of progress lines
                                    (snake_case keys and schema_version, as every --json)

@@ -72,3 +72,11 @@ for (const [argv, meant] of MISTYPED) {
     expect(ran.stdout).toBe("");
   });
 }
+
+test("through the binary: check-stop keeps --ran and --ran-failed in the order given (the transcript's order)", () => {
+  const base = ["check-stop", "--rules-only", "--request", "Fix the parser", "--final", "Fixed it; all tests pass."];
+  const failedLast = run([...base, "--ran", "npm test", "--ran-failed", "npm test"]);
+  expect(failedLast.code).toBe(12);
+  expect(failedLast.stdout + failedLast.stderr).toContain("last test command of the turn failed");
+  expect(run([...base, "--ran-failed", "npm test", "--ran", "npm test"]).code).toBe(10);
+});

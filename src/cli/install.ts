@@ -15,7 +15,7 @@ import { HOST_NAMES, HOST_TITLES, isHostName, type HostName } from "../hosts/typ
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
 import { parseOptions, type OptionSpec } from "./args.ts";
-import { usageError } from "./common.ts";
+import { CliError, render, usageError } from "./common.ts";
 
 const HELP = `Usage: verdict install <${HOST_NAMES.join("|")}> [--project | --local] [--dry-run] [--bin PATH]
 
@@ -140,8 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     plan = planInstall(args.host, existing, file, command, { timeoutMs: durationMs(hosts.hook_timeout), maxContinues: hosts.max_continues });
   } catch (error) {
     if (error instanceof SettingsError) {
-      console.error(`verdict: ${error.message}`);
-      return 1;
+      return render(new CliError(error.message, { exit: 1, cause: error }));
     }
     throw error;
   }

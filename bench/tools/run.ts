@@ -11,7 +11,8 @@ import { commandVerdict } from "../../src/core/verdict.ts";
 import { DEFAULT_POLICY } from "../../src/policy/generated/default-policy.ts";
 import type { Policy } from "../../src/policy/schema.ts";
 import { answerToolCall } from "../../src/tools/engine.ts";
-import { ADAPTERS, type HostName } from "../../src/hosts/index.ts";
+import { ADAPTERS } from "../../src/hosts/hook.ts";
+import type { HostName } from "../../src/hosts/types.ts";
 import { toolCall } from "../../src/tools/payload.ts";
 import type { ToolCall } from "../../src/tools/types.ts";
 

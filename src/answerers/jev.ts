@@ -53,7 +53,7 @@ export function jevUrl(policy: Policy, env: Env): string {
   return `${base}/systemone`;
 }
 
-export type Posted = { status: number; body: unknown; headers: Headers; attempts: number; ms: number };
+type Posted = { status: number; body: unknown; headers: Headers; attempts: number; ms: number };
 
 /** Milliseconds a 429/529/503 asks to wait: `retry-after-ms`, or `Retry-After` in seconds or as a date. */
 export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
@@ -195,7 +195,7 @@ function readUsage(body: Record<string, unknown>): Usage | undefined {
 }
 
 /** Reads and checks Jev's answers against the questions asked. */
-export function readJevAnswers(set: QuestionSet, body: unknown): Record<string, ModelAnswer> {
+function readJevAnswers(set: QuestionSet, body: unknown): Record<string, ModelAnswer> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AnswerError("malformed", "the answer is not a JSON object");
   const answers = (body as { answers?: unknown }).answers;
   if (typeof answers !== "object" || answers === null || Array.isArray(answers)) throw new AnswerError("malformed", "the answer has no answers object");

@@ -34,7 +34,7 @@ const MIN_LABEL_MASS = 0.5;
 const TOP_LOGPROBS = 20;
 
 /** The one-character token that stands for each option or level. */
-export function tokensFor(question: Question): string[] {
+function tokensFor(question: Question): string[] {
   if (question.kind === "choice") {
     if (question.options.length > LETTERS.length) {
       throw new AnswerError("config", `a choice of ${question.options.length} options cannot give each a one-letter label (at most ${LETTERS.length})`);
@@ -137,7 +137,7 @@ export function labelDistribution(top: { token: string; logprob: number }[], tok
 }
 
 /** One question's answer from one completion. */
-export function answerFrom(question: Question, completion: Completion, wantLogprobs: boolean): { answer: ModelAnswer; oneHot: boolean } {
+function answerFrom(question: Question, completion: Completion, wantLogprobs: boolean): { answer: ModelAnswer; oneHot: boolean } {
   const tokens = tokensFor(question);
   const chosen = labelOf(completion.content, tokens);
   if (wantLogprobs && completion.top) {

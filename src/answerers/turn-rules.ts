@@ -38,7 +38,7 @@ export type TranscriptFacts = {
 
 export type TurnRuleHit = { id: string; reason: string; outright: boolean };
 
-export type TurnRulesAnswer = { answers: EndingAnswers; rule?: TurnRuleHit };
+type TurnRulesAnswer = { answers: EndingAnswers; rule?: TurnRuleHit };
 
 type Compiled = {
   rule: TurnRule;

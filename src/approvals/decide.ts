@@ -20,7 +20,7 @@ export type DecideRequest =
   | { kind: "reject"; reason: string }
   | { kind: "answer"; text: string };
 
-export type DecideOptions = {
+type DecideOptions = {
   journal: string;
   /** The task id or a unique prefix of it. */
   id: string;
@@ -35,7 +35,7 @@ export type DecideOptions = {
   now?: () => Date;
 };
 
-export type DecideErrorCode = "NOT-FOUND" | "AMBIGUOUS" | "ALREADY-DECIDED" | "CALL-CHANGED" | "USAGE" | "ALWAYS";
+type DecideErrorCode = "NOT-FOUND" | "AMBIGUOUS" | "ALREADY-DECIDED" | "CALL-CHANGED" | "USAGE" | "ALWAYS";
 
 export type DecideResult =
   | { ok: true; entry: TaskEntry; decision: Decision; warnings: string[] }

@@ -9,7 +9,7 @@ import { SCOPES, taskIntact, type Scope, type Task } from "./task.ts";
 
 /** Where a decision came from: the inline prompt, `verdict approvals`, or a host's own channel. */
 export type Channel = "terminal" | "command-line" | "host";
-export const CHANNELS: readonly Channel[] = ["terminal", "command-line", "host"];
+const CHANNELS: readonly Channel[] = ["terminal", "command-line", "host"];
 
 /**
  * Who decided. `asserted`: typed by whoever could reach this machine's
@@ -40,9 +40,9 @@ export type Decision = {
 };
 
 /** Why a decision cannot be recorded. */
-export type Refusal = { code: "CALL-CHANGED" | "USAGE"; message: string };
+type Refusal = { code: "CALL-CHANGED" | "USAGE"; message: string };
 
-export const EXPIRY_REASON = "nobody decided before its deadline";
+const EXPIRY_REASON = "nobody decided before its deadline";
 
 export function approve(task: Task, by: Who, options: { scope?: Scope; note?: string; always?: AlwaysRule }, now: Date): Decision {
   return {
@@ -96,7 +96,7 @@ export function bindsTo(decision: Decision, task: Task): boolean {
 }
 
 /** The name git gives in the project at `cwd`; the account name where git has none. */
-export function deciderName(cwd: string, env: Record<string, string | undefined> = process.env): string {
+function deciderName(cwd: string, env: Record<string, string | undefined> = process.env): string {
   try {
     // Required here, not imported: loading node:child_process costs ~2 ms at every hook's start.
     const { spawnSync } = require("node:child_process") as typeof import("node:child_process");

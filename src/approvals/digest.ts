@@ -42,7 +42,7 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-export function sha256Hex(data: string | Uint8Array): string {
+function sha256Hex(data: string | Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(data).digest("hex");
 }
 

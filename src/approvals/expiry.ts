@@ -34,8 +34,3 @@ export function expiryRecords(state: State, now: Date): NewRecord[] {
   }
   return records;
 }
-
-/** Milliseconds until `entry` is due (0 when it is). */
-export function msLeft(entry: TaskEntry, now: Date): number {
-  return Math.max(0, Date.parse(entry.task.due_at) - now.getTime());
-}

@@ -21,7 +21,7 @@ import { latestTaskFor, standingApproval, tasksForCall, unusedOnce, type Cover }
 import { fold, statusOf, type TaskEntry } from "./state.ts";
 import { approvalTask, callKey, type ApprovalOption, type Call, type PriorCall } from "./task.ts";
 
-export type HostAskContext = {
+type HostAskContext = {
   policy: Policy;
   env?: Record<string, string | undefined>;
   /** What ran before in this session, when the adapter knows (from the transcript). */
@@ -34,9 +34,9 @@ export type HostAskContext = {
 };
 
 /** How long a hook waits for the journal's lock by default: appends hold it for milliseconds. */
-export const HOOK_LOCK_WAIT_MS = 2000;
+const HOOK_LOCK_WAIT_MS = 2000;
 
-export type HostAskResult =
+type HostAskResult =
   | { decision: "allow"; reason: string; task: string; digest: string; scope: "once" | "task" | "run"; by: string }
   | { decision: "deny"; reason: string; task?: string; digest?: string };
 
@@ -52,7 +52,7 @@ export function optionsFor(call: Call): ApprovalOption[] {
   return always ? ["once", "task", "run", "always"] : ["once", "task", "run"];
 }
 
-export function approveCommand(id: string): string {
+function approveCommand(id: string): string {
   return `verdict approvals approve ${short(id)}`;
 }
 

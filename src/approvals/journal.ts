@@ -26,7 +26,7 @@ import { withLock } from "./lock.ts";
 
 export const GENESIS = "0".repeat(64);
 
-export type RecordKind =
+type RecordKind =
   | "task.opened" // body: { task }
   | "task.decided" // body: { id, decision }
   | "grant.used" // body: { id, session, call }: an approval let a call through
@@ -49,7 +49,7 @@ export type JournalRecord = {
 export type NewRecord = { kind: RecordKind; body: Record<string, unknown> };
 
 /** The first thing wrong with a journal. */
-export type Damage = {
+type Damage = {
   /** 1-based line number */
   line: number;
   offset: number;
@@ -57,7 +57,7 @@ export type Damage = {
   message: string;
 };
 
-export type Journal = {
+type Journal = {
   path: string;
   /** Every intact record up to the first damage. */
   records: JournalRecord[];
@@ -229,9 +229,9 @@ function syncDirectory(dir: string): void {
 }
 
 /** The head of the chain as last written, kept apart from the journal. */
-export type Anchor = { v: 1; seq: number; hash: string; at: string };
+type Anchor = { v: 1; seq: number; hash: string; at: string };
 
-export function anchorPath(path: string): string {
+function anchorPath(path: string): string {
   return `${path}.anchor`;
 }
 
@@ -253,7 +253,7 @@ function writeAnchor(path: string, anchor: Anchor): void {
  * than the anchor says), or rewritten (the anchored record's hash differs). Records after the anchor
  * are an append whose anchor was not written yet (a crash between the two); they are not damage.
  */
-export function anchorDamage(journal: Journal, anchor: Anchor | undefined): Damage | undefined {
+function anchorDamage(journal: Journal, anchor: Anchor | undefined): Damage | undefined {
   if (!anchor) return undefined;
   const line = Math.min(anchor.seq, journal.records.length) + 1;
   if (anchor.seq >= journal.records.length) {

@@ -17,11 +17,11 @@ import { hostname } from "node:os";
 import { createPrivateExclusive, writeAll } from "../files/private.ts";
 
 /** A holder keeps the lock for one read and one append: milliseconds. Older than this, it is stale. */
-export const STALE_AFTER_MS = 30_000;
+const STALE_AFTER_MS = 30_000;
 /** How long a process waits for the lock before it gives up, unless the caller gives its own budget. */
-export const WAIT_AT_MOST_MS = 20_000;
+const WAIT_AT_MOST_MS = 20_000;
 
-export class LockTimeout extends Error {
+class LockTimeout extends Error {
   constructor(
     readonly path: string,
     waitedMs: number,
@@ -34,10 +34,10 @@ export class LockTimeout extends Error {
   }
 }
 
-export type Holder = { pid: number; host: string; token: string; at: string; /** the holder's start time, where the system says */ start?: string };
+type Holder = { pid: number; host: string; token: string; at: string; /** the holder's start time, where the system says */ start?: string };
 
 /** When process `pid` started, in clock ticks since boot (Linux /proc), to tell a reused pid apart. */
-export function processStart(pid: number): string | undefined {
+function processStart(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may hold spaces and parentheses: count fields after its last ")".

@@ -41,7 +41,7 @@ export type AskContext = {
   pollMs?: number;
 };
 
-export type AskOutcome = {
+type AskOutcome = {
   decision: "allow" | "deny";
   /** For the model and the evidence: who decided what, or why not. */
   reason: string;
@@ -54,7 +54,7 @@ export type AskOutcome = {
   via: "standing-approval" | "terminal" | "journal" | "cancelled" | "error";
 };
 
-export const POLL_MS = 250;
+const POLL_MS = 250;
 
 function outcomeOf(entry: TaskEntry, decision: Decision, via: AskOutcome["via"]): AskOutcome {
   const task = { id: entry.task.id, digest: entry.task.digest };
@@ -97,7 +97,7 @@ function openTask(path: string, now: Date, find: (state: State) => TaskEntry | u
 }
 
 /** Waits until the task is decided, expires or is withdrawn, reading the journal whenever it changes. */
-export async function waitForDecision(path: string, id: string, context: { now?: () => Date; pollMs?: number; signal?: AbortSignal }): Promise<TaskEntry | undefined> {
+async function waitForDecision(path: string, id: string, context: { now?: () => Date; pollMs?: number; signal?: AbortSignal }): Promise<TaskEntry | undefined> {
   const clock = context.now ?? (() => new Date());
   let seen = "";
   let entry: TaskEntry | undefined;
@@ -218,7 +218,7 @@ async function waitOn(path: string, entry: TaskEntry, session: string, key: stri
   return outcome;
 }
 
-export type QuestionOutcome =
+type QuestionOutcome =
   | { answered: true; text: string; by: Who; task: { id: string; digest: string } }
   | { answered: false; reason: string; expired?: boolean; task?: { id: string; digest: string } };
 

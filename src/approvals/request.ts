@@ -11,9 +11,9 @@ import type { Who } from "./decision.ts";
 import { hostAsk } from "./host.ts";
 import { askPerson } from "./person.ts";
 
-export type RequestOptions = { wait: boolean; host: string; session?: string; cwd: string; env?: Record<string, string | undefined> };
+type RequestOptions = { wait: boolean; host: string; session?: string; cwd: string; env?: Record<string, string | undefined> };
 
-export type RequestResult =
+type RequestResult =
   | { ok: false; message: string }
   | { ok: true; allowed: boolean; reason: string; verdict: string; line: string; task?: string; digest?: string; by?: Who | string | null };
 

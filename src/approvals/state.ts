@@ -8,7 +8,7 @@ import type { JournalRecord } from "./journal.ts";
 import type { Task } from "./task.ts";
 import { taskOf } from "./task.ts";
 
-export type TaskStatus = "open" | "approved" | "rejected" | "answered" | "expired" | "withdrawn";
+type TaskStatus = "open" | "approved" | "rejected" | "answered" | "expired" | "withdrawn";
 
 export type TaskEntry = {
   task: Task;
@@ -32,7 +32,7 @@ export type State = {
   endedTasks: Set<string>;
 };
 
-export function endedTaskKey(session: string, task: string): string {
+function endedTaskKey(session: string, task: string): string {
   return `${session}\0${task}`;
 }
 

@@ -77,19 +77,19 @@ export type ApprovalFacts = Common & {
   options: ApprovalOption[];
 };
 
-export type QuestionFacts = Common & {
+type QuestionFacts = Common & {
   kind: "question";
   action: { question: string; cwd: string };
 };
 
-export type TaskFacts = ApprovalFacts | QuestionFacts;
+type TaskFacts = ApprovalFacts | QuestionFacts;
 
 /** A task as the journal holds it: the facts, their digest and the id derived from them. */
 export type Task = TaskFacts & { id: string; digest: string };
 
 /** The most earlier calls a task carries, and how much of each command. */
-export const BEFORE_KEPT = 10;
-export const BEFORE_CHARS = 2000;
+const BEFORE_KEPT = 10;
+const BEFORE_CHARS = 2000;
 
 /** The identity of a call for scopes and for finding its task again: same tool, program, command and directory. */
 export function callKey(call: Pick<Call, "tool" | "program" | "command" | "cwd">): string {
@@ -102,7 +102,7 @@ export function actionKey(action: ApprovalFacts["action"]): string {
 }
 
 /** The key of a task's subject: its call, or its question. */
-export function subjectKey(facts: TaskFacts): string {
+function subjectKey(facts: TaskFacts): string {
   return facts.kind === "approval" ? actionKey(facts.action) : digestOf(DOMAIN.call, { question: facts.action.question, cwd: facts.action.cwd });
 }
 
@@ -117,7 +117,7 @@ export function taskId(session: string, subject: string, n: number): string {
   return digestOf(DOMAIN.taskId, { session, subject, n });
 }
 
-export function sealTask(facts: TaskFacts): Task {
+function sealTask(facts: TaskFacts): Task {
   return { ...facts, id: taskId(facts.session, subjectKey(facts), facts.n), digest: taskDigest(facts) };
 }
 
@@ -152,7 +152,7 @@ function maskedAction(call: Call): ApprovalFacts["action"] {
   return command === call.command ? action : { ...action, call_key: callKey(call) };
 }
 
-export type QuestionFrom = { host: string; session: string; task?: string; cwd: string };
+type QuestionFrom = { host: string; session: string; task?: string; cwd: string };
 
 export function questionTask(from: QuestionFrom, question: string, timing: Timing): Task {
   const where = from.host === "run" ? `verdict run ${short(from.session, 8)}` : `${from.host} session ${short(from.session, 8)}`;

@@ -12,6 +12,7 @@ import { findTask, statusOf } from "../approvals/state.ts";
 import { short } from "../approvals/digest.ts";
 import { SCOPES, type Scope } from "../approvals/task.ts";
 import { loadPolicy } from "../policy/index.ts";
+import { parseOptions, type OptionSpec } from "./args.ts";
 import { USAGE_EXIT } from "./common.ts";
 
 /**
@@ -48,33 +49,18 @@ be written, 15 no such task.`;
 
 type Parsed = { positional: string[]; flags: Map<string, string | true> };
 
-const VALUED = new Set(["--scope", "--layer", "--note", "--reason", "--digest", "--host", "--session", "--cwd"]);
-const BOOLEAN = new Set(["--json", "--always", "--all", "--wait", "--help", "-h"]);
+const OPTIONS: OptionSpec = {
+  ...Object.fromEntries(["scope", "layer", "note", "reason", "digest", "host", "session", "cwd"].map((name) => [name, { type: "string" as const }])),
+  ...Object.fromEntries(["json", "always", "all", "wait"].map((name) => [name, { type: "boolean" as const }])),
+  help: { type: "boolean", short: "h" },
+};
 
 function parse(argv: string[]): Parsed | string {
-  const positional: string[] = [];
+  const parsed = parseOptions(argv, OPTIONS);
+  if ("error" in parsed) return parsed.error;
   const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg.startsWith("-") && arg !== "-") {
-      const eq = arg.indexOf("=");
-      const name = eq > 0 ? arg.slice(0, eq) : arg;
-      if (VALUED.has(name)) {
-        const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-        if (value === undefined) return `${name} needs a value`;
-        flags.set(name, value);
-      } else if (BOOLEAN.has(name) && eq < 0) {
-        flags.set(name, true);
-      } else {
-        return `unknown option ${arg}`;
-      }
-    } else positional.push(arg);
-  }
-  return { positional, flags };
+  for (const [name, value] of Object.entries(parsed.values)) if (typeof value === "string" || value === true) flags.set(`--${name}`, value);
+  return { positional: parsed.positionals, flags };
 }
 
 type Envelope = { command: string; exit: number; message: string; code?: string; fix?: string[]; data?: Record<string, unknown> };
@@ -167,7 +153,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof parsed === "string") return emit(json, { command: argv[0] ?? "", exit: EXIT.usage, message: parsed, code: "USAGE" }, [HELP]);
   const { positional, flags } = parsed;
   const [sub, ...args] = positional;
-  if (flags.has("--help") || flags.has("-h") || sub === "help") {
+  if (flags.has("--help") || sub === "help") {
     console.log(HELP);
     return 0;
   }

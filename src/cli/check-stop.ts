@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import type { TranscriptFacts } from "../answerers/turn-rules.ts";
 import { judgeTurnEnd } from "../judge/judge.ts";
 import { loadPolicy } from "../policy/load.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { parseOptions, type OptionSpec } from "./args.ts";
+import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict check-stop --request TEXT... --final TEXT [options]
 
@@ -30,7 +31,7 @@ Exit status is the verdict, as for verdict check: 10 pass (the turn may end),
 12 deny (the turn should go on); 2 a usage or policy error.`;
 
 /** The exit status of each turn-end verdict: verdict check's codes for the same verdicts. */
-export const CHECK_STOP_EXIT = { pass: 10, deny: 12 } as const;
+const CHECK_STOP_EXIT = { pass: 10, deny: 12 } as const;
 
 type Parsed = {
   requests: string[];
@@ -43,65 +44,35 @@ type Parsed = {
   help: boolean;
 };
 
+const OPTIONS: OptionSpec = {
+  request: { type: "string", multiple: true, variadic: true },
+  final: { type: "string" },
+  ran: { type: "string", multiple: true },
+  "ran-failed": { type: "string", multiple: true },
+  json: { type: "boolean" },
+  "rules-only": { type: "boolean" },
+  policy: { type: "string" },
+  cwd: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
 function parse(argv: string[]): Parsed | string {
-  const out: Parsed = { requests: [], commands: [], json: false, rulesOnly: false, help: false };
-  const value = (at: number, flag: string): string => {
-    const next = argv[at + 1];
-    if (next === undefined) throw new Error(`${flag} needs a value`);
-    return next;
+  const parsed = parseOptions(argv, OPTIONS);
+  if ("error" in parsed) return parsed.error;
+  if (parsed.positionals.length > 0) return `unexpected ${JSON.stringify(parsed.positionals[0])}: give each request after --request`;
+  const { values } = parsed;
+  const ordered = parsed.ordered ?? [];
+  return {
+    requests: ordered.filter((entry) => entry.name === "request").map((entry) => entry.value),
+    final: values.final as string | undefined,
+    // --ran and --ran-failed in the order given: the transcript's order.
+    commands: ordered.filter((entry) => entry.name !== "request").map((entry) => ({ command: entry.value, failed: entry.name === "ran-failed" })),
+    json: values.json === true,
+    rulesOnly: values["rules-only"] === true,
+    policy: values.policy as string | undefined,
+    cwd: values.cwd as string | undefined,
+    help: values.help === true,
   };
-  try {
-    for (let at = 0; at < argv.length; at += 1) {
-      const arg = argv[at]!;
-      const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-      switch (flag) {
-        case "--request": {
-          if (inline !== undefined) {
-            out.requests.push(inline);
-            break;
-          }
-          let taken = 0;
-          while (at + 1 < argv.length && !argv[at + 1]!.startsWith("--")) {
-            out.requests.push(argv[at + 1]!);
-            at += 1;
-            taken += 1;
-          }
-          if (taken === 0) throw new Error("--request needs at least one text");
-          break;
-        }
-        case "--final":
-          out.final = inline ?? value(at++, flag);
-          break;
-        case "--ran":
-          out.commands.push({ command: inline ?? value(at++, flag), failed: false });
-          break;
-        case "--ran-failed":
-          out.commands.push({ command: inline ?? value(at++, flag), failed: true });
-          break;
-        case "--policy":
-          out.policy = inline ?? value(at++, flag);
-          break;
-        case "--cwd":
-          out.cwd = inline ?? value(at++, flag);
-          break;
-        case "--json":
-          out.json = true;
-          break;
-        case "--rules-only":
-          out.rulesOnly = true;
-          break;
-        case "--help":
-        case "-h":
-          out.help = true;
-          break;
-        default:
-          throw new Error(`unknown option ${JSON.stringify(arg)}`);
-      }
-    }
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return out;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -120,8 +91,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(parsed.cwd ?? process.cwd());
   const result = loadPolicy({ cwd, file: parsed.policy });
   if (!result.ok) {
-    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${result.error.message}`);
   }
   const judgment = await judgeTurnEnd(
     {

@@ -16,7 +16,7 @@ import type { LoadedPolicy } from "../policy/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { usageError } from "./common.ts";
 
 /** The exit status of each verdict: distinct, and 0 only for allow. */
 export const CHECK_EXIT: Record<Verdict, number> = { allow: 0, pass: 10, ask: 11, deny: 12 };
@@ -79,8 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(flags.cwd ?? process.cwd());
   const result = loadPolicyCached({ cwd, file: flags.policy });
   if (!result.ok) {
-    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${result.error.message}`);
   }
   const loaded = result.loaded;
   for (const warning of unseenWarnings(loaded)) console.error(`verdict: warning: ${warning}`);
@@ -104,8 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const item of readItems(await Bun.stdin.text(), cwd)) {
     if ("error" in item) {
       flush();
-      console.error(`verdict: line ${item.at}: ${item.error}`);
-      return USAGE_EXIT;
+      return usageError(`line ${item.at}: ${item.error}`);
     }
     const judged = await judgeOne(item.command, item.cwd, loaded, rulesOnly, performance.now(), flags.log === true);
     const text = render(judged, item.command, item.cwd, flags.json === true, true);
@@ -126,7 +124,7 @@ async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rule
 type Item = { command: string; cwd: string } | { error: string; at: number };
 
 /** The commands of --stdin: a line each, or a JSON object {command, cwd} a line; blank lines skipped. */
-export function* readItems(text: string, cwd: string): Generator<Item> {
+function* readItems(text: string, cwd: string): Generator<Item> {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const raw = (lines[i] as string).replace(/\r$/, "");
@@ -176,7 +174,7 @@ function render(judged: CommandJudgment, command: string, cwd: string, json: boo
 }
 
 /** The JSON form of a judgment: what a script needs to act on it and to see why. */
-export function toJson(judged: CommandJudgment, command: string, cwd: string): Record<string, unknown> {
+function toJson(judged: CommandJudgment, command: string, cwd: string): Record<string, unknown> {
   const { answers } = judged;
   return {
     verdict: judged.verdict,

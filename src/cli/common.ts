@@ -7,7 +7,7 @@ declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
 declare const VERDICT_POLICY_DIGEST: string | undefined;
 
-export const VERSION = typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "0.0.0-dev";
+const VERSION = typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "0.0.0-dev";
 export const COMMIT = typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "unknown";
 
 /**
@@ -15,7 +15,7 @@ export const COMMIT = typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "unk
  * it. build.ts computes it, so printing the version loads no policy code;
  * outside a build it is computed here.
  */
-export async function embeddedPolicyDigest(): Promise<string> {
+async function embeddedPolicyDigest(): Promise<string> {
   if (typeof VERDICT_POLICY_DIGEST === "string") return VERDICT_POLICY_DIGEST;
   return (await import("../policy/generated/default-policy.ts")).DEFAULT_DIGEST;
 }

@@ -20,6 +20,7 @@ import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
+import { parseOptions } from "./args.ts";
 import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict doctor [--json] [--policy FILE]
@@ -291,19 +292,16 @@ async function policyChecks(cwd: string, file: string | undefined): Promise<{ ch
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let json = false;
-  let policy: string | undefined;
-  for (let at = 0; at < argv.length; at++) {
-    const arg = argv[at]!;
-    if (arg === "--help" || arg === "-h") {
-      console.log(HELP);
-      return 0;
-    } else if (arg === "--json") json = true;
-    else if (arg === "--policy" || arg.startsWith("--policy=")) {
-      policy = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++at];
-      if (!policy) return usageError("--policy needs a file", HELP);
-    } else return usageError(`unknown argument ${arg}`, HELP);
+  const parsed = parseOptions(argv, { json: { type: "boolean" }, policy: { type: "string" }, help: { type: "boolean", short: "h" } });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
+  if (parsed.values.help) {
+    console.log(HELP);
+    return 0;
   }
+  if (parsed.positionals.length > 0) return usageError(`unexpected ${JSON.stringify(parsed.positionals[0])}`, HELP);
+  const json = parsed.values.json === true;
+  const policy = parsed.values.policy as string | undefined;
+  if (policy === "") return usageError("--policy needs a file", HELP);
   if (policy && !existsSync(policy)) return usageError(`--policy ${policy}: no such file`, HELP);
   const cwd = process.cwd();
   const policyReport = await policyChecks(cwd, policy ? resolve(policy) : undefined);

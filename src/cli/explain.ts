@@ -20,7 +20,7 @@ import { toolCall } from "../tools/payload.ts";
 import { TOOL_KINDS, type ToolCall } from "../tools/types.ts";
 import { parseOptions } from "./args.ts";
 import { CHECK_EXIT } from "./check.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { usageError } from "./common.ts";
 
 const HELP = `Usage:
   verdict explain [--json] [--rules-only] [--cwd DIR] [--policy FILE] -- COMMAND
@@ -48,7 +48,7 @@ Exit status: the verdict's, as verdict check's: 0 allow, 10 pass, 11 ask,
 type Flags = { json?: boolean; "rules-only"?: boolean; cwd?: string; policy?: string; tool?: string; help?: boolean };
 
 /** A tool call out of a payload file: a host's hook payload, or {tool, input}. */
-export function callFromPayload(payload: Record<string, unknown>): ToolCall {
+function callFromPayload(payload: Record<string, unknown>): ToolCall {
   const event = typeof payload.hook_event_name === "string" ? payload.hook_event_name : "";
   if (event === "beforeReadFile" || event === "beforeMCPExecution" || (event === "preToolUse" && "workspace_roots" in payload)) {
     const recognised = cursor.recognise(payload);
@@ -111,8 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = resolve(flags.cwd ?? payloadCwd ?? process.cwd());
   const result = loadPolicy({ cwd, file: flags.policy });
   if (!result.ok) {
-    console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${result.error.message}`);
   }
   const loaded = result.loaded;
   const rulesOnly = flags["rules-only"] === true;

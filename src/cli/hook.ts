@@ -13,6 +13,7 @@ import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
+import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
@@ -34,12 +35,14 @@ const EXIT_MARGIN_MS = 250;
 
 export async function main(argv: string[]): Promise<number> {
   const startedAt = performance.now();
-  if (argv.includes("--help") || argv.includes("-h")) {
+  const parsed = parseOptions(argv, { help: { type: "boolean", short: "h" } });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
+  if (parsed.values.help) {
     console.log(HELP);
     return 0;
   }
-  const host = argv[0];
-  if (!isHostName(host) || argv.length > 1) return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
+  const host = parsed.positionals[0];
+  if (!isHostName(host) || parsed.positionals.length > 1) return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
 
   let answered = false;
   let kind: EventKind = "unknown";

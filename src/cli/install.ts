@@ -14,7 +14,8 @@ import { hookCommand, LOCAL_SCOPE_HOSTS, planInstall, portableHookCommand, proje
 import { HOST_NAMES, HOST_TITLES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
-import { usageError } from "./common.ts";
+import { parseOptions, type OptionSpec } from "./args.ts";
+import { CliError, render, usageError } from "./common.ts";
 
 const HELP = `Usage: verdict install <${HOST_NAMES.join("|")}> [--project | --local] [--dry-run] [--bin PATH]
 
@@ -34,34 +35,36 @@ backed up. Project files go to the repository root (the current folder outside a
 
 Exit status: 0 installed and checked; 1 not written, or written but the round trip failed; 2 usage error.`;
 
-export type InstallArgs = { host: HostName; scope: Scope; dryRun: boolean; bin?: string[] };
+type InstallArgs = { host: HostName; scope: Scope; dryRun: boolean; bin?: string[] };
 
-export function parseArgs(argv: string[], help: string): InstallArgs | string {
-  let host: string | undefined;
-  let scope: Scope = "user";
-  let dryRun = false;
-  let bin: string[] | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--project") scope = "project";
-    else if (arg === "--local") scope = "local";
-    else if (arg === "--user") scope = "user";
-    else if (arg === "--dry-run" || arg === "-n") dryRun = true;
-    else if (arg === "--bin") {
-      const value = argv[++i];
-      if (!value) return "--bin needs a path";
-      bin = [value];
-    } else if (arg.startsWith("--bin=")) bin = [arg.slice(6)];
-    else if (arg.startsWith("-")) return `unknown option ${arg}\n${help}`;
-    else if (host === undefined) host = arg;
-    else return `one host at a time (got ${host} and ${arg})`;
-  }
+const OPTIONS: OptionSpec = {
+  user: { type: "boolean" },
+  project: { type: "boolean" },
+  local: { type: "boolean" },
+  "dry-run": { type: "boolean", short: "n" },
+  bin: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+/** install's and uninstall's arguments: a host, at most one scope, --dry-run and (install) --bin. */
+export function parseArgs(argv: string[], help: string, options: { bin: boolean } = { bin: true }): InstallArgs | string {
+  const spec = options.bin ? OPTIONS : Object.fromEntries(Object.entries(OPTIONS).filter(([name]) => name !== "bin"));
+  const parsed = parseOptions(argv, spec);
+  if ("error" in parsed) return `${parsed.error}\n${help}`;
+  const { values, positionals } = parsed;
+  const scopes = (["user", "project", "local"] as const).filter((name) => values[name]);
+  if (scopes.length > 1) return `choose one of --${scopes.join(", --")}`;
+  const scope: Scope = scopes[0] ?? "user";
+  if (positionals.length > 1) return `one host at a time (got ${positionals.join(" and ")})`;
+  const host = positionals[0];
+  if (values.bin === "") return "--bin needs a path";
+  const bin = typeof values.bin === "string" ? [values.bin] : undefined;
   if (!isHostName(host)) return `name a host: ${HOST_NAMES.join(", ")}${host ? ` (got ${host})` : ""}\n${help}`;
   if (scope === "local" && !LOCAL_SCOPE_HOSTS.includes(host)) return `--local: ${HOST_TITLES[host]} has no personal settings file inside a project; use --project or the user's settings`;
-  return { host, scope, dryRun, bin };
+  return { host, scope, dryRun: values["dry-run"] === true, bin };
 }
 
-export async function hostsSettings(cwd: string): Promise<{ hosts: HostsSettings; warning?: string }> {
+async function hostsSettings(cwd: string): Promise<{ hosts: HostsSettings; warning?: string }> {
   try {
     const { loadPolicy } = await import("../policy/index.ts");
     const result = loadPolicy({ cwd });
@@ -137,8 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     plan = planInstall(args.host, existing, file, command, { timeoutMs: durationMs(hosts.hook_timeout), maxContinues: hosts.max_continues });
   } catch (error) {
     if (error instanceof SettingsError) {
-      console.error(`verdict: ${error.message}`);
-      return 1;
+      return render(new CliError(error.message, { exit: 1, cause: error }));
     }
     throw error;
   }

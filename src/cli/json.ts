@@ -5,11 +5,11 @@
  * out. Only keys that look like camelCase identifiers change: data used as keys (act names, variable
  * names such as OPENAI_API_KEY, file paths) is left as it is.
  */
-export const JSON_SCHEMA_VERSION = 1;
+const JSON_SCHEMA_VERSION = 1;
 
 const CAMEL = /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/;
 
-export function snakeKey(key: string): string {
+function snakeKey(key: string): string {
   return CAMEL.test(key) ? key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase() : key;
 }
 

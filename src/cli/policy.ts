@@ -170,8 +170,7 @@ async function test(flags: Flags, cwd: string): Promise<number> {
     checked++;
     const call = toolCall(example.tool, example.input);
     if (!call) {
-      console.error(`verdict: tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`);
-      return USAGE_EXIT;
+      return usageError(`tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`);
     }
     const judged = await judgeTool({ call, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
     if (judged.verdict !== example.verdict) {
@@ -193,13 +192,11 @@ function trustCommand(file: string | undefined, cwd: string, revoke: boolean): n
     // Trusted, the file could change anything: it must load as a trusted layer would, with every check.
     const result = loadPolicy({ cwd, repoFile: target, trustRepo: true, origins: true });
     if (!result.ok) {
-      console.error(`verdict: not trusting ${target}: trusted, it would make the policy unusable:\n${result.error.message}`);
-      return USAGE_EXIT;
+      return usageError(`not trusting ${target}: trusted, it would make the policy unusable:\n${result.error.message}`);
     }
   }
   if (chain.files.length === 0) {
-    console.error(`verdict: not trusting ${target}: it cannot be read`);
-    return USAGE_EXIT;
+    return usageError(`not trusting ${target}: it cannot be read`);
   }
   const own = chain.files[chain.files.length - 1]!.file;
   if (revoke) {

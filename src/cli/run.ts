@@ -11,7 +11,9 @@ import { evidencePath, runsDir, writeEvidence, type Evidence } from "../task/evi
 import { runTask } from "../task/loop.ts";
 import { OUTCOME_TABLE, type CancelSignal, type Outcome } from "../task/outcome.ts";
 import { resolveSettings, SETTING_FLAGS } from "../task/settings.ts";
-import { USAGE_EXIT, usageError } from "./common.ts";
+import { parseOptions, type OptionSpec } from "./args.ts";
+import { jsonDocument } from "./json.ts";
+import { usageError } from "./common.ts";
 
 const HELP = `Usage: verdict run [options] "request"
 
@@ -34,8 +36,10 @@ Options (each overrides the policy's task: key and its VERDICT_TASK_* variable):
   --max-output SIZE                task.max_output          VERDICT_TASK_MAX_OUTPUT
   --max-fingerprint-entries N      task.max_fingerprint_entries  VERDICT_TASK_MAX_FINGERPRINT_ENTRIES
   --mirror auto|on|off             task.mirror              VERDICT_TASK_MIRROR
+  --no-mirror                      the same as --mirror off
   --policy FILE                    a policy layer on top of the others
   --json                           print the evidence on stdout instead of progress lines
+                                   (snake_case keys and schema_version, as every --json)
 
 Exit status:
 ${OUTCOME_TABLE.map(([status, code, meaning]) => `  ${code.padEnd(19)} ${status}: ${meaning}`).join("\n")}
@@ -43,41 +47,31 @@ ${OUTCOME_TABLE.map(([status, code, meaning]) => `  ${code.padEnd(19)} ${status}
 
 type Parsed = { request: string; json: boolean; policy?: string; flags: Map<string, string> };
 
+const OPTIONS: OptionSpec = {
+  ...Object.fromEntries([...SETTING_FLAGS].map((flag) => [flag.slice(2), { type: "string" as const }])),
+  "no-mirror": { type: "boolean" },
+  policy: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
 function parseArgs(argv: string[]): Parsed | { help: true } | { error: string } {
+  const parsed = parseOptions(argv, OPTIONS);
+  if ("error" in parsed) return parsed;
+  const { values } = parsed;
+  if (values.help) return { help: true };
   const flags = new Map<string, string>();
-  const words: string[] = [];
-  let json = false;
-  let policy: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      words.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg === "--help" || arg === "-h") return { help: true };
-    if (arg === "--json") {
-      json = true;
-      continue;
-    }
-    if (arg === "--no-mirror") {
-      flags.set("--mirror", "off");
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name === "--policy" || SETTING_FLAGS.has(name)) {
-      const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined) return { error: `${name} needs a value` };
-      if (name === "--policy") policy = value;
-      else flags.set(name, value);
-      continue;
-    }
-    if (arg.startsWith("-") && arg.length > 1) return { error: `unknown option ${arg}` };
-    words.push(arg);
+  for (const flag of SETTING_FLAGS) {
+    const value = values[flag.slice(2)];
+    if (typeof value === "string") flags.set(flag, value);
   }
-  const request = words.join(" ").trim();
+  if (values["no-mirror"]) {
+    if (flags.has("--mirror")) return { error: "give --mirror or --no-mirror, not both" };
+    flags.set("--mirror", "off");
+  }
+  const request = parsed.positionals.join(" ").trim();
   if (!request) return { error: "no request given" };
-  return { request, json, policy, flags };
+  return { request, json: values.json === true, policy: values.policy as string | undefined, flags };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -92,13 +86,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     cwd = realpathSync(process.cwd());
   } catch (error) {
-    console.error(`verdict: run: the working directory cannot be resolved: ${(error as Error).message}`);
-    return USAGE_EXIT;
+    return usageError(`run: the working directory cannot be resolved: ${(error as Error).message}`);
   }
   const loaded = loadPolicy({ cwd, file: parsed.policy, env });
   if (!loaded.ok) {
-    console.error(`verdict: the policy cannot be used:\n${loaded.error.message}`);
-    return USAGE_EXIT;
+    return usageError(`the policy cannot be used:\n${loaded.error.message}`);
   }
   const resolved = resolveSettings(loaded.loaded.policy.task, env, parsed.flags);
   if (!resolved.ok) return usageError(`run: ${resolved.error}`);
@@ -181,7 +173,8 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`verdict: run: cannot write the evidence to ${evidence.evidencePath}: ${(error as Error).message}`);
   }
   if (parsed.json) {
-    console.log(JSON.stringify(redactDeep(evidence), null, 2));
+    // The --json convention of every command (snake_case, schema_version); the file on disk keeps its camelCase (docs/task.md).
+    console.log(jsonDocument(redactDeep(evidence) as Record<string, unknown>, 2));
   } else {
     console.log(redact(`${outcome.status} (exit ${outcome.exitCode}): ${outcome.message}`));
     for (const obligation of outcome.remainingObligations) console.log(redact(`  remaining: ${obligation}`));

@@ -2,7 +2,7 @@
 import { repositoryRoot } from "../policy/layers.ts";
 import { planUninstall, settingsPath, SettingsError } from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES } from "../hosts/types.ts";
-import { usageError } from "./common.ts";
+import { CliError, render, usageError } from "./common.ts";
 import { parseArgs, readIfExists, writeWithBackup } from "./install.ts";
 
 const HELP = `Usage: verdict uninstall <${HOST_NAMES.join("|")}> [--project | --local] [--dry-run]
@@ -17,7 +17,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const args = parseArgs(argv, HELP);
+  const args = parseArgs(argv, HELP, { bin: false });
   if (typeof args === "string") return usageError(args);
   const file = settingsPath(args.host, args.scope, repositoryRoot(process.cwd()) ?? process.cwd());
   const text = readIfExists(file);
@@ -30,8 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     plan = planUninstall(args.host, text, file);
   } catch (error) {
     if (error instanceof SettingsError) {
-      console.error(`verdict: ${error.message}`);
-      return 1;
+      return render(new CliError(error.message, { exit: 1, cause: error }));
     }
     throw error;
   }

@@ -29,7 +29,7 @@ export function strictest(verdicts: Iterable<Verdict>): Verdict {
 }
 
 /** Where an answer's probabilities came from. */
-export type AnswerSource =
+type AnswerSource =
   | "model" // the model's own probabilities (Jev, or token log-probabilities)
   | "one-hot" // the endpoint gave only its choice, no probabilities
   | "rules"; // the rule engine

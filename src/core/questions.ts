@@ -29,8 +29,8 @@ export type ScoreQuestion = {
 export type Question = ChoiceQuestion | ScoreQuestion;
 
 /** What a command is judged on: the ids are the keys of CommandAnswers. */
-export type CommandQuestionIds = "act" | "undo" | "load";
-export type TurnQuestionIds = "ending";
+type CommandQuestionIds = "act" | "undo" | "load";
+type TurnQuestionIds = "ending";
 
 /** A judgment's questions over one shared state. */
 export type QuestionSet<Id extends string = string> = {
@@ -72,7 +72,7 @@ function withWhatRuns(policy: Policy, instruction: string): string {
   return `${instruction.trim()} ${policy.judge.instructions.what_runs.trim()}`;
 }
 
-export type CommandSubject = {
+type CommandSubject = {
   command: string;
   cwd: string;
   projectRoot?: string;
@@ -113,7 +113,7 @@ export function commandQuestions(policy: Policy, subject: CommandSubject): Quest
   };
 }
 
-export type TurnSubject = { requests: string[]; final: string };
+type TurnSubject = { requests: string[]; final: string };
 
 /** The one question about a turn's end: how it ended, judged against the latest request. */
 export function turnQuestions(policy: Policy, subject: TurnSubject): QuestionSet<TurnQuestionIds> {
@@ -140,7 +140,7 @@ export function turnQuestions(policy: Policy, subject: TurnSubject): QuestionSet
 export type Usage = { input_tokens?: number; output_tokens?: number };
 
 /** Why a model's answer is not used: each becomes `modelNotUsed` and a log field. */
-export type FailureKind =
+type FailureKind =
   | "no-key" // the key's environment variable is not set
   | "timeout" // no answer within answer_within
   | "network" // connection refused, reset, DNS

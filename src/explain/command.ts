@@ -17,9 +17,9 @@ import type { Policy, Rule } from "../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand } from "../shell/index.ts";
 import { thresholdsMet, type Thresholds } from "./thresholds.ts";
 
-export type PathFact = { word: string; path?: string; class: string; exists?: boolean; tracked?: boolean };
+type PathFact = { word: string; path?: string; class: string; exists?: boolean; tracked?: boolean };
 export type Nearest = { id: string; failing: string[] };
-export type ExplainedCommand = {
+type ExplainedCommand = {
   program: string;
   argv: string[];
   via: string[];

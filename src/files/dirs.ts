@@ -15,7 +15,7 @@ import { isAbsolute, join } from "node:path";
 
 export type Env = Record<string, string | undefined>;
 
-export class NoHomeError extends Error {
+class NoHomeError extends Error {
   constructor() {
     super("cannot find your home directory: HOME is unset or relative and the system has no home for this account; set HOME to an absolute path");
     this.name = "NoHomeError";

@@ -11,8 +11,8 @@
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export class UnsafePathError extends Error {
@@ -28,7 +28,7 @@ export class UnsafePathError extends Error {
 const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
 
 /** Checks (and tightens) one existing folder of verdict's; throws UnsafePathError when it cannot be trusted. */
-export function checkPrivateDir(dir: string): void {
+function checkPrivateDir(dir: string): void {
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink()) throw new UnsafePathError(dir, "it is a symbolic link (verdict's folders must be real folders); remove the link");
   if (!stat.isDirectory()) throw new UnsafePathError(dir, "it is not a folder");

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 
-export type CodexHook = { key: string; eventName?: string; trustStatus?: string; currentHash?: string; source?: string; command?: string; isManaged?: boolean };
+type CodexHook = { key: string; eventName?: string; trustStatus?: string; currentHash?: string; source?: string; command?: string; isManaged?: boolean };
 
 export function listCodexHooks(codex: string, cwd: string, env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<CodexHook[]> {
   return new Promise((resolve, reject) => {
@@ -66,9 +66,9 @@ export function trustToml(hooks: CodexHook[]): string {
  * each is trusted is then read from the real config.toml's [hooks.state."<key>"] trusted_hash (a hook's
  * hash does not depend on where its file is, measured on 0.171.0). The throwaway home is removed after.
  */
-export type CodexTrust = { key: string; eventName?: string; trusted: boolean; status: string };
+type CodexTrust = { key: string; eventName?: string; trusted: boolean; status: string };
 
-export function throwawayConfig(projectRoot: string): string {
+function throwawayConfig(projectRoot: string): string {
   return [
     "check_for_update_on_startup = false",
     "",
@@ -88,7 +88,7 @@ export function throwawayConfig(projectRoot: string): string {
 }
 
 /** The trusted hashes recorded in a Codex config.toml, by hook key. */
-export function trustedHashes(configText: string | undefined): Map<string, string> {
+function trustedHashes(configText: string | undefined): Map<string, string> {
   const found = new Map<string, string>();
   if (!configText) return found;
   let parsed: any;

@@ -19,7 +19,7 @@ function fileFor(dir: string, host: string, sessionId: string): string {
  * The count, and which final message verdict answered last time: its length and digest, never its text
  * (a final message can hold a secret, and this file outlives the session).
  */
-export type ContinueState = { count: number; final?: { length: number; digest: string } };
+type ContinueState = { count: number; final?: { length: number; digest: string } };
 
 const digestOf = (text: string): string => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
@@ -40,10 +40,6 @@ export function afterPrevious(final: string, state: ContinueState): string {
   const previous = state.final;
   if (!previous || final.length <= previous.length || digestOf(final.slice(0, previous.length)) !== previous.digest) return final;
   return final.slice(previous.length).replace(/^\n/, "");
-}
-
-export function readContinues(dir: string, host: string, sessionId: string | undefined): number {
-  return readContinueState(dir, host, sessionId).count;
 }
 
 export function writeContinues(dir: string, host: string, sessionId: string | undefined, count: number, final?: string): void {

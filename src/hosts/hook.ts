@@ -18,7 +18,7 @@ import { gemini } from "./gemini.ts";
 import { transcriptFacts, type RanCommand } from "./transcript.ts";
 import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecision, type HookEvent, type HookReply, type HostName, type Payload, type TurnEndEvent } from "./types.ts";
 
-const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
+export const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
 
 /** The hosts section of the embedded default policy, for when no policy can be loaded at all. */
 /** The embedded default's hosts section: what a hook falls back on when no policy can be loaded. */
@@ -184,7 +184,7 @@ function safe(load: () => LoadResult): LoadResult | { ok: false; error: unknown 
 }
 
 /** A command verdict in the host's vocabulary; `ask` becomes what hosts.ask_becomes says for the host. */
-export function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
+function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
   const verdict = judgment.verdict as CommandDecision;
   let decision: CommandDecision = verdict;
   let line = judgment.line;

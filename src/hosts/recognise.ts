@@ -10,7 +10,7 @@ import { patchCall, toolCall } from "../tools/payload.ts";
 const APPLY_PATCH = /^\s*apply_patch\s+(?:<<-?\s*['"]?[A-Za-z_]+['"]?\s*\n\s*\*\*\* Begin Patch|['"]\*\*\* Begin Patch)/;
 import { obj, requireStr, str, type HookEvent, type Payload, type TurnEndEvent } from "./types.ts";
 
-export type EventShape = {
+type EventShape = {
   /** The event before a tool runs: PreToolUse, BeforeTool. */
   beforeTool: string;
   /** The shell tool's name in that event: Bash, run_shell_command. */

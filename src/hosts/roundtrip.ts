@@ -5,12 +5,12 @@
 import { spawn } from "node:child_process";
 import type { HostName } from "./types.ts";
 
-export const ROUND_TRIP_COMMAND = "rm -rf ~";
+const ROUND_TRIP_COMMAND = "rm -rf ~";
 
 /** Set in the environment of verdict's own checks (install's and doctor's round trips, doctor's judgment). */
 export const SELF_TEST_ENV = "VERDICT_SELF_TEST";
 
-export function samplePayload(host: HostName, command: string, cwd: string): Record<string, unknown> {
+function samplePayload(host: HostName, command: string, cwd: string): Record<string, unknown> {
   switch (host) {
     case "claude":
       return {
@@ -92,10 +92,10 @@ export const EFFECT_WORDS: Record<string, string> = {
   "timed out": "not answered in time",
 };
 
-export type RoundTrip = { ok: boolean; effect: string; stdout: string; stderr: string; exitCode: number | null; ms: number; timedOut: boolean };
+type RoundTrip = { ok: boolean; effect: string; stdout: string; stderr: string; exitCode: number | null; ms: number; timedOut: boolean };
 
 /** Runs a hook command (through sh, as the hosts do) with the payload; bounded by timeoutMs. */
-export function runHookCommand(command: string, payload: unknown, cwd: string, timeoutMs: number, env: Record<string, string | undefined> = process.env): Promise<Omit<RoundTrip, "ok" | "effect">> {
+function runHookCommand(command: string, payload: unknown, cwd: string, timeoutMs: number, env: Record<string, string | undefined> = process.env): Promise<Omit<RoundTrip, "ok" | "effect">> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });

@@ -65,10 +65,10 @@ export function hookCommand(bin: string[], host: HostName): string {
 }
 
 /** How to get verdict, for the message a machine without it shows. No quotes: it is put inside sh and JSON strings. */
-export const INSTALL_HINT = "npm install -g @verdict-cli/verdict (or the install script in the verdict README)";
+const INSTALL_HINT = "npm install -g @verdict-cli/verdict (or the install script in the verdict README)";
 
 /** What a project hook says where verdict is missing. */
-export function missingMessage(host: HostName, bin: string): string {
+function missingMessage(host: HostName, bin: string): string {
   const where = bin === "verdict" ? "not found on PATH" : `${bin} is missing`;
   return `verdict is not installed on this machine (${where}), so the verdict hook of this project did nothing and ${HOST_TITLES[host]} applies its own permission check. To get verdict: ${INSTALL_HINT}.`;
 }
@@ -159,7 +159,7 @@ export function staleMatchers(host: HostName, settings: Json): string[] {
   return stale;
 }
 
-export type EntryOptions = { timeoutMs: number; maxContinues: number };
+type EntryOptions = { timeoutMs: number; maxContinues: number };
 
 /**
  * The tools each host's before-a-tool hook is registered for, by the host's own tool names (or name
@@ -167,7 +167,7 @@ export type EntryOptions = { timeoutMs: number; maxContinues: number };
  * A new kind of tool verdict judges is one more entry here; the matcher written is these joined as a regex
  * alternation. (Cursor's hooks take no matcher: one event per kind of call.)
  */
-export const HOST_MATCHERS: Record<HostName, readonly string[]> = {
+const HOST_MATCHERS: Record<HostName, readonly string[]> = {
   claude: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "WebFetch", "mcp__.*"],
   codex: ["Bash", "apply_patch", "mcp__.*"],
   // Gemini CLI names MCP tools mcp_<server>_<tool> in its hooks (observed on 0.61.0), with mcp_context.
@@ -175,7 +175,7 @@ export const HOST_MATCHERS: Record<HostName, readonly string[]> = {
   cursor: [],
 };
 
-export function hostMatcher(host: HostName): string {
+function hostMatcher(host: HostName): string {
   return HOST_MATCHERS[host].join("|");
 }
 
@@ -183,7 +183,7 @@ export function hostMatcher(host: HostName): string {
 export const TOOL_MATCHERS = { claude: hostMatcher("claude"), codex: hostMatcher("codex"), gemini: hostMatcher("gemini") } as const;
 
 /** verdict's entries for one host: event name → the group (or, for Cursor, the entry) to put there. */
-export function ownEntries(host: HostName, command: string, options: EntryOptions): Record<string, Json> {
+function ownEntries(host: HostName, command: string, options: EntryOptions): Record<string, Json> {
   const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
   switch (host) {
     case "claude":

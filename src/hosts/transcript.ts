@@ -6,9 +6,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
-export const TAIL_BYTES = 512 * 1024;
+const TAIL_BYTES = 512 * 1024;
 /** How many of the latest requests are kept (oldest first). */
-export const MAX_REQUESTS = 3;
+const MAX_REQUESTS = 3;
 
 /** A shell command run in the current turn (since the latest request), and whether it failed. */
 export type RanCommand = { command: string; failed: boolean; exitCode?: number };

@@ -18,7 +18,7 @@ export const HOST_TITLES: Record<HostName, string> = {
 export type Payload = Record<string, unknown>;
 
 /** A shell command about to run. */
-export type CommandEvent = { kind: "command"; event: string; command: string; cwd: string; sessionId?: string };
+type CommandEvent = { kind: "command"; event: string; command: string; cwd: string; sessionId?: string };
 
 /** A turn about to end. `final` is the assistant's final message where the host gives it. */
 export type TurnEndEvent = {
@@ -41,7 +41,7 @@ export type TurnEndEvent = {
 };
 
 /** A file, fetch or MCP tool call about to run (see src/tools). */
-export type ToolEvent = {
+type ToolEvent = {
   kind: "tool";
   event: string;
   call: ToolCall;
@@ -52,7 +52,7 @@ export type ToolEvent = {
 };
 
 /** An event or tool verdict has no opinion on. */
-export type OtherEvent = { kind: "other"; event: string; what: string };
+type OtherEvent = { kind: "other"; event: string; what: string };
 
 export type HookEvent = CommandEvent | ToolEvent | TurnEndEvent | OtherEvent;
 

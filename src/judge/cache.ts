@@ -66,7 +66,7 @@ export function cwdKind(cwd: string, projectRoot: string | undefined, env: Env):
   return "other";
 }
 
-export type KeyParts = {
+type KeyParts = {
   subject: "command" | "turn";
   /** The redacted text the model is shown (a command, or the requests and final message). */
   text: string;

@@ -52,7 +52,7 @@ export type Common = {
   log?: boolean;
 };
 
-export type CommandInput = Common & {
+type CommandInput = Common & {
   command: string;
   cwd: string;
   projectRoot?: string;
@@ -87,7 +87,7 @@ export type CommandJudgment = {
   policyDigest: string;
 };
 
-export type TurnInput = Common & {
+type TurnInput = Common & {
   /** The developer's latest requests, oldest first. */
   requests: string[];
   /** The assistant's final message. */
@@ -111,7 +111,7 @@ export type TurnJudgment = {
 };
 
 /** Which answerer runs, or why none but the rules. */
-export type Selection = { provider: "jev" | "openai" } | { off: string };
+type Selection = { provider: "jev" | "openai" } | { off: string };
 
 export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): Selection {
   if (rulesOnly) return { off: "rules only (--rules-only)" };

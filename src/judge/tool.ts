@@ -36,12 +36,12 @@ export type ToolJudgment = {
 };
 
 /** The exact call, content included: what the cache and approvals bind to. */
-export function callDigest(call: ToolCall): string {
+function callDigest(call: ToolCall): string {
   return digestOf(JSON.stringify(call));
 }
 
 /** What a model reads of a tool call: each part with the facts the rules use, redacted and clipped. */
-export function toolQuestions(policy: Policy, call: ToolCall, rules: ToolRulesAnswer, cwd: string, projectRoot: string | undefined): QuestionSet {
+function toolQuestions(policy: Policy, call: ToolCall, rules: ToolRulesAnswer, cwd: string, projectRoot: string | undefined): QuestionSet {
   const set = commandQuestions(policy, { command: callText(call), cwd, projectRoot });
   const shown = policy.judge.shown;
   const parts = rules.parts.map(({ part, facts }) => {

@@ -27,7 +27,7 @@ import { createPrivateExclusive, ensurePrivateDir, openPrivateAppend } from "../
 const STALE_LOCK_MS = 2000;
 const WAIT_MS = 300;
 
-export type Rotation = { maxBytes: number; keep: number };
+type Rotation = { maxBytes: number; keep: number };
 
 function tryLock(lock: string): number | undefined {
   try {

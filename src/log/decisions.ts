@@ -84,7 +84,7 @@ export function logDecision(record: DecisionRecord, policy: Pick<Policy, "log">,
 }
 
 /** The log's files, oldest first: decisions.jsonl.<n> ... .1, then decisions.jsonl. */
-export function logFiles(env: Env = process.env, keep = 20): string[] {
+function logFiles(env: Env = process.env, keep = 20): string[] {
   const path = decisionLogPath(env);
   const files: string[] = [];
   for (let index = keep; index >= 1; index -= 1) files.push(`${path}.${index}`);

@@ -28,7 +28,7 @@ function jsonSchema(schema: z.ZodType, id: string, title: string): Record<string
   return { ...generated, $id: id, title };
 }
 
-export function layerJsonSchema(): Record<string, unknown> {
+function layerJsonSchema(): Record<string, unknown> {
   return jsonSchema(PolicyLayer, LAYER_ID, "verdict policy");
 }
 

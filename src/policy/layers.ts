@@ -24,9 +24,9 @@ export type LayerName = "default" | "user" | "repo" | "command-line";
 /** One file of a layer, parsed. */
 export type LayerFile = { file: string; text: string; data: Record<string, unknown> };
 
-export const MAX_EXTENDS_DEPTH = 8;
+const MAX_EXTENDS_DEPTH = 8;
 /** A policy is a page or two of YAML; a file past this is refused before it is read whole. */
-export const MAX_POLICY_BYTES = 1024 * 1024;
+const MAX_POLICY_BYTES = 1024 * 1024;
 
 export function userPolicyPath(env: Env): string {
   return join(configDir(env), "policy.yaml");
@@ -115,7 +115,7 @@ export function readPolicyText(path: string): { text: string } | { why: string }
 }
 
 /** What a value is, without its bytes: a policy problem may be shown to the model, never a file's content. */
-export function kindOf(value: unknown): string {
+function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "string") return `a string of ${value.length} characters`;

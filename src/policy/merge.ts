@@ -15,7 +15,7 @@ export type Origin = { layer: string; file: string; path: (string | number)[] };
 const CONCATENATED = new Set(["rules", "turn_rules", "tool_rules", "examples.commands", "examples.turns", "examples.tools"]);
 
 /** `origins` is undefined when not tracked: tracking costs about a millisecond, which a hook does not spend. */
-export type Merged = { value: Record<string, unknown>; origins?: Map<string, Origin> };
+type Merged = { value: Record<string, unknown>; origins?: Map<string, Origin> };
 
 export function isMap(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -19,9 +19,6 @@ export const Label = z
   .string()
   .regex(/^[a-z][a-z0-9-]*$/, { message: "a lowercase label such as delete or stopped-early" });
 
-/** The four verdicts, in one vocabulary from YAML to hook output to journal. */
-export const VerdictName = z.enum(["allow", "pass", "ask", "deny"]);
-
 /** An http(s) URL. A plain pattern, so the JSON Schema needs no format plugin. */
 export const HttpUrl = z
   .string()

@@ -37,9 +37,9 @@ export const PathClass = z
 const OneOrMany = z.union([z.string(), z.array(z.string()).min(1)]);
 const Patterns = z.array(z.string()).min(1);
 
-export const RedirectOp = z.enum([">", ">>", "&>", "&>>", ">|", "<>"]);
+const RedirectOp = z.enum([">", ">>", "&>", "&>>", ">|", "<>"]);
 
-export const RedirectMatch = z
+const RedirectMatch = z
   .strictObject({
     to: z.array(PathClass).min(1).optional().describe("The target falls in one of these places."),
     op: z.array(RedirectOp).min(1).optional().describe("The redirection is one of these operators (> and >| truncate, >> appends)."),
@@ -48,7 +48,7 @@ export const RedirectMatch = z
   })
   .describe("An output redirection: where it writes and how. /dev/null, /dev/stdout, /dev/stderr and &N duplications are never matched.");
 
-export const RuleMatch = z
+const RuleMatch = z
   .strictObject({
     program: OneOrMany.optional().describe(
       "Program names (a path's basename counts: /usr/bin/rm is rm; a program run from a temp or unknown place keeps its path, so /tmp/git is not git). Without a program, the rule judges redirections.",

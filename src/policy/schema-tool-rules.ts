@@ -16,11 +16,11 @@ export const ToolKind = z
   .enum(["read", "write", "edit", "delete", "fetch", "mcp"])
   .describe("read: a file read; write: a whole file written (created or overwritten); edit: part of a file replaced; delete: a file removed; fetch: a URL fetched; mcp: an MCP server's tool called.");
 
-export const FileChange = z.enum(["create", "modify", "delete"]).describe("create: the file does not exist yet; modify: it exists and is changed; delete: it is removed.");
+const FileChange = z.enum(["create", "modify", "delete"]).describe("create: the file does not exist yet; modify: it exists and is changed; delete: it is removed.");
 
 const Patterns = z.array(z.string()).min(1);
 
-export const ToolRuleMatch = z
+const ToolRuleMatch = z
   .strictObject({
     kind: z.array(ToolKind).min(1).optional().describe("The part is one of these kinds."),
     tool: Patterns.optional().describe("The host's name for the tool (Write, apply_patch, replace, read_file) or, for mcp, the MCP tool's name (delete_repository); tried as given and in lower-case snake_case words (deleteRepo and delete-repo as delete_repo)."),

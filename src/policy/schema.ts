@@ -36,7 +36,7 @@ export const Shown = z
   })
   .describe("How much text a model is shown; clipped by whole characters.");
 
-export const Instructions = z
+const Instructions = z
   .strictObject({
     what_runs: Text.describe("Said with every command question: only what the shell would execute counts."),
     act: Text.describe("The question over acts."),
@@ -46,7 +46,7 @@ export const Instructions = z
   })
   .describe("The words of the questions a model is asked.");
 
-export const JudgeSection = z
+const JudgeSection = z
   .strictObject({
     answerer: z
       .enum(["auto", "model", "rules"])
@@ -64,7 +64,7 @@ const Endpoint = z.strictObject({
   key_env: z.string().describe("Environment variable holding the API key; empty for none."),
 });
 
-export const ModelSection = z
+const ModelSection = z
   .strictObject({
     provider: z.enum(["jev", "openai"]).describe("jev: TypeSafe's typed-decision API; openai: any OpenAI-compatible chat endpoint."),
     jev: Endpoint,
@@ -78,40 +78,40 @@ export const ModelSection = z
   })
   .describe("The typed-decision model.");
 
-export const Act = z.strictObject({
+const Act = z.strictObject({
   definition: Text.describe("What the act is, in concrete acts: the text a model chooses by."),
   phrase: Text.describe("How the user reads it: 'deletes or overwrites data nothing regenerates'."),
   consequential: z.boolean().describe("Worth stopping for; the rest are a developer's ordinary work."),
 });
 
-export const Level = z.strictObject({
+const Level = z.strictObject({
   definition: Text.describe("What this level means, with examples: the text a model scores by."),
   phrase: Text.describe("How the user reads it."),
 });
 
-export const LoadLevel = Level.extend({
+const LoadLevel = Level.extend({
   needs: Memory.describe("The memory a command at this level should find available before it starts."),
 });
 
-export const Ending = z.strictObject({
+const Ending = z.strictObject({
   definition: Text,
   phrase: Text,
   stopped_early: z.boolean().describe("This ending means work asked for was left undone with no obstacle named."),
 });
 
-export const CommandExample = z.strictObject({
+const CommandExample = z.strictObject({
   command: Text,
   cwd: z.string().optional(),
   verdict: z.enum(["allow", "pass", "ask", "deny"]),
 });
 
-export const TurnExample = z.strictObject({
+const TurnExample = z.strictObject({
   requests: z.array(z.string()).min(1),
   final: z.string(),
   verdict: z.enum(["pass", "deny"]).describe("deny: the turn may not end yet (the host is asked to continue)."),
 });
 
-export const LogSection = z
+const LogSection = z
   .strictObject({
     max_size: Memory.describe("The decision log rotates when it reaches this size."),
     keep: z.number().int().min(0).describe("Rotated logs kept."),
@@ -142,11 +142,9 @@ export const Policy = z
   .describe("A verdict policy.");
 
 export type Policy = z.output<typeof Policy>;
-export type PolicyInput = z.input<typeof Policy>;
 export type Rule = Policy["rules"][number];
 export type TurnRule = Policy["turn_rules"][number];
 export type ToolRule = Policy["tool_rules"][number];
-export type ActDefinition = z.output<typeof Act>;
 
 /**
  * A layer is a policy with every map key optional, at any depth; lists and

@@ -8,7 +8,7 @@ import type { Policy } from "./schema.ts";
 import { nearest } from "./suggest.ts";
 import { megabytes } from "../core/units.ts";
 
-export type SemanticProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[] };
+type SemanticProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[] };
 
 /** The references and ranges of a merged policy; patterns are checked per layer (answerers/rules/check.ts). */
 export function checkSemantics(policy: Policy): SemanticProblem[] {

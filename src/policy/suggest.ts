@@ -1,6 +1,6 @@
 /** The nearest valid word to a misspelt one, for "did you mean" hints. */
 
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = previous[0]!;

@@ -103,7 +103,7 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
   "examples.tools": () => undefined,
 };
 
-export type Ignored = { path: string; why: string };
+type Ignored = { path: string; why: string };
 
 /**
  * The part of an untrusted layer that can only make verdicts stricter than

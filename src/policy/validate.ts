@@ -39,7 +39,7 @@ function dataAt(root: unknown, segments: string[]): unknown {
 type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 /** A problem without its file and position yet: the loader adds those. */
-export type SchemaProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[]; atKey: boolean };
+type SchemaProblem = Omit<PolicyProblem, "file"> & { segments: (string | number)[]; atKey: boolean };
 
 /** The precompiled validator, loaded on first use: a run with no policy layer (most hooks) never needs it. */
 let validateLayer: Validator | undefined;

@@ -38,7 +38,7 @@ export type Redir = {
   heredoc?: { body: string; quoted: boolean; parts: WordPart[] };
 };
 
-export type Assign = { name: string; value: Word };
+type Assign = { name: string; value: Word };
 
 export type Command =
   | { k: "simple"; assigns: Assign[]; words: Word[]; redirs: Redir[] }

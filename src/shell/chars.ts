@@ -3,11 +3,11 @@
 // these run on every command.
 
 /** A letter or underscore: may start a shell variable name. */
-export function isNameStart(c: number): boolean {
+function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 }
 
-export function isNameChar(c: number): boolean {
+function isNameChar(c: number): boolean {
   return isNameStart(c) || (c >= 48 && c <= 57);
 }
 

@@ -697,7 +697,7 @@ export function basename(p: string): string {
 }
 
 /** Joins a directory onto the current one and normalises `.` and `..`; relative to an unknown cwd stays unknown. */
-export function resolveDir(cwd: string | undefined, dir: string | undefined): string | undefined {
+function resolveDir(cwd: string | undefined, dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
   let full: string;
   if (dir.startsWith("/") || dir === "~" || dir.startsWith("~/")) full = dir;

@@ -9,7 +9,7 @@ import type { ParseResult } from "./types.ts";
 export type { ExecutedCommand, ParseResult, Redirect } from "./types.ts";
 
 /** How deeply code handed to a shell may nest (`bash -c "sh -c 'eval ...'"`) before the line is refused. */
-export const DEFAULT_MAX_DEPTH = 8;
+const DEFAULT_MAX_DEPTH = 8;
 
 export function parseCommandLine(line: string, opts?: { cwd?: string; maxDepth?: number }): ParseResult {
   const budget = newBudget(line.length);

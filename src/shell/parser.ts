@@ -20,7 +20,7 @@ const RESERVED = new Set([
 const CLOSERS = new Set(["then", "elif", "else", "fi", "do", "done", "esac", "}", "]]"]);
 
 /** Skips blanks, line continuations and a comment; stops at a newline. */
-export function skipBlanks(s: Source): void {
+function skipBlanks(s: Source): void {
   const text = s.text;
   for (;;) {
     const c = text.charCodeAt(s.pos);

@@ -14,7 +14,7 @@ export class ParseError extends Error {
 }
 
 /** Deepest syntactic nesting accepted ($( inside $( inside ..., or nested compounds). Bash scripts written by hand stay far below. */
-export const NEST_LIMIT = 150;
+const NEST_LIMIT = 150;
 /** Most simple commands one line may hold; more is not a command an assistant types. */
 export const COMMAND_LIMIT = 20_000;
 /** Most words one line may hold (a 100 KB line of short words stays below); bounds the work on lines like `eval eval eval ...`. */
@@ -31,7 +31,7 @@ export type Budget = {
   expandedMax: number;
 };
 
-export type PendingHeredoc = { delim: string; strip: boolean; quoted: boolean; fill: (body: string) => void };
+type PendingHeredoc = { delim: string; strip: boolean; quoted: boolean; fill: (body: string) => void };
 
 export class Source {
   pos = 0;

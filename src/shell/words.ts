@@ -35,7 +35,7 @@ const ASSIGN_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$/;
  * where `name[...]` reads to the matching `]` as bash does (`a[i + 1]=x` is one word); or the
  * right side of `[[ x =~ re ]]`, where `(`, `)` and `|` belong to the regex.
  */
-export type WordMode = "normal" | "assign" | "regex";
+type WordMode = "normal" | "assign" | "regex";
 
 /** Reads one word at the current position; returns null when a delimiter is there (no word). */
 export function parseWord(s: Source, mode: WordMode = "normal"): Word | null {

@@ -13,7 +13,7 @@ import { askPerson, endRun, type PromptBudget } from "../approvals/index.ts";
 import type { CommandJudgment } from "../judge/index.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
 
-export type AskCall = {
+type AskCall = {
   /** The command exactly as the model sent it and as it would run. */
   command: string;
   argv: string[];
@@ -38,7 +38,7 @@ export type AskContext = {
   note: (line: string) => void;
 };
 
-export type AskDecision =
+type AskDecision =
   | {
       decision: "approved";
       /** Who decided and through which channel, e.g. "Ada Lovelace (terminal)". */

@@ -5,10 +5,10 @@
  * never throws for anything the endpoint does.
  */
 
-export const TOOL_NAME = "shell";
+const TOOL_NAME = "shell";
 
 /** The one tool, in the OpenAI function shape: a required `command` string. */
-export const SHELL_TOOL = {
+const SHELL_TOOL = {
   type: "function",
   function: {
     name: TOOL_NAME,
@@ -28,7 +28,7 @@ export type ChatMessage =
   | { role: "assistant"; content: string; tool_calls?: WireToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
+type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
 
 export type ToolCall = { id: string; name: string; command: string };
 
@@ -44,7 +44,7 @@ export type Completion = {
   httpStatus: number;
 };
 
-export type CompletionFailure = {
+type CompletionFailure = {
   kind: "unavailable" | "protocol-error" | "budget-exhausted" | "cancelled";
   reason: string;
   message: string;
@@ -53,7 +53,7 @@ export type CompletionFailure = {
   body?: string;
 };
 
-export type CompletionResult = { ok: true; completion: Completion } | { ok: false; failure: CompletionFailure };
+type CompletionResult = { ok: true; completion: Completion } | { ok: false; failure: CompletionFailure };
 
 export type ClientOptions = {
   endpoint: string;
@@ -63,7 +63,7 @@ export type ClientOptions = {
   keyEnv: string;
 };
 
-export type CompleteOptions = {
+type CompleteOptions = {
   /** The most this request may take. */
   timeoutMs: number;
   /** True when the limit is the run's time left rather than the request's own. */

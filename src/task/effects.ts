@@ -29,9 +29,9 @@ import { findShellSyntax } from "./syntax.ts";
 import { exists, resolveIn, writePlan, type WritePlan, type WriteTarget } from "./targets.ts";
 
 export type EffectsMode = "read-only" | "workspace" | "any";
-export type EffectClass = "read" | "write" | "unknown";
+type EffectClass = "read" | "write" | "unknown";
 
-export type RefusalReason =
+type RefusalReason =
   | "empty-command"
   | "unparsable"
   | "shell-syntax"
@@ -52,7 +52,7 @@ export type EffectContext = {
   policy: Policy;
 };
 
-export type CallPlan = {
+type CallPlan = {
   argv: string[];
   /** Assignments written before the program (`LC_ALL=C sort f`), added to its environment. */
   env: Record<string, string>;
@@ -64,7 +64,7 @@ export type CallPlan = {
   observes: string[];
 };
 
-export type EffectDecision =
+type EffectDecision =
   | { allowed: true; plan: CallPlan; checks: Check[] }
   | { allowed: false; reason: RefusalReason; message: string; plan?: CallPlan; checks: Check[] };
 

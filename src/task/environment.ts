@@ -38,11 +38,11 @@ const CREDENTIAL_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|PWD$|_PW$|_PASS$|(?:^|_)K
 /** verdict's own variables: its configuration and the keys it holds for its model calls. */
 const VERDICT_OWN = /^(?:VERDICT_|TYPESAFE_)/;
 
-export function isCredentialName(name: string): boolean {
+function isCredentialName(name: string): boolean {
   return CREDENTIAL_NAME.test(name);
 }
 
-export type ToolEnvOptions = {
+type ToolEnvOptions = {
   /** The variables that hold verdict's keys (task.key_env, the model's key_env): never passed. */
   keyEnvs: string[];
   /** Names the policy lets through as well (task.pass_env). */
@@ -51,7 +51,7 @@ export type ToolEnvOptions = {
   set?: Record<string, string>;
 };
 
-export type ToolEnv = { env: Record<string, string>; withheld: string[] };
+type ToolEnv = { env: Record<string, string>; withheld: string[] };
 
 /** The environment a tool call runs with, and the names withheld that the policy asked for. */
 export function toolEnvironment(env: Record<string, string | undefined>, options: ToolEnvOptions): ToolEnv {

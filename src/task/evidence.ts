@@ -12,12 +12,10 @@ import { join } from "node:path";
 import type { EffectDiff } from "./fingerprint.ts";
 import type { Outcome } from "./outcome.ts";
 
-export const EVIDENCE_VERSION = 1;
-
 /** Characters of model text and tool output kept in the evidence per field. */
-export const PREVIEW_CHARS = 2000;
+const PREVIEW_CHARS = 2000;
 
-export type ResponseStep = {
+type ResponseStep = {
   kind: "response";
   turn: number;
   at: string;
@@ -33,7 +31,7 @@ export type ResponseStep = {
   afterRefusal?: boolean;
 };
 
-export type RequestFailureStep = {
+type RequestFailureStep = {
   kind: "request-failed";
   turn: number;
   at: string;
@@ -97,7 +95,7 @@ export type Evidence = {
   evidencePath: string;
 };
 
-export type FingerprintSummary = { entries: number; complete: boolean; digest: string; problems: string[] };
+type FingerprintSummary = { entries: number; complete: boolean; digest: string; problems: string[] };
 
 export { stateDir };
 

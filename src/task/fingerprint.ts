@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { lstatSync, openSync, readSync, closeSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 
-export type EntryType = "file" | "dir" | "symlink" | "other";
+type EntryType = "file" | "dir" | "symlink" | "other";
 
 export type Entry = { type: EntryType; size: number; mode: number; digest?: string };
 

@@ -3,7 +3,7 @@
  * them apart without reading the evidence, and lists what is left undone.
  */
 
-export type OutcomeStatus =
+type OutcomeStatus =
   | "answered"
   | "completed"
   | "unsupported"

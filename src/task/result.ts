@@ -26,7 +26,7 @@ export function formatReceipt(command: string, cwd: string, receipt: Receipt): s
   return lines.join("\n");
 }
 
-export type NotRun = { status: "refused" | "cancelled"; reason: string; message: string; command: string };
+type NotRun = { status: "refused" | "cancelled"; reason: string; message: string; command: string };
 
 export function formatNotRun(notRun: NotRun): string {
   return JSON.stringify({ status: notRun.status, reason: notRun.reason, message: notRun.message, command: notRun.command });

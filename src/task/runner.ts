@@ -22,7 +22,7 @@ export type RunOptions = {
   signal: AbortSignal;
 };
 
-export type StreamReceipt = { text: string; bytes: number; truncated: boolean };
+type StreamReceipt = { text: string; bytes: number; truncated: boolean };
 
 export type Receipt = {
   argv: string[];

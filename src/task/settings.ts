@@ -8,9 +8,9 @@ import { DURATION_PATTERN, MEMORY_PATTERN, bytes, durationMs } from "../core/uni
 import type { EffectsMode } from "./effects.ts";
 import type { TaskBounds } from "./state.ts";
 
-export type Mirror = "auto" | "on" | "off";
+type Mirror = "auto" | "on" | "off";
 
-export type RunSettings = {
+type RunSettings = {
   endpoint: string;
   model: string;
   keyEnv: string;
@@ -52,7 +52,7 @@ function duration(text: string): string | undefined {
   return new RegExp(DURATION_PATTERN).test(text) ? text : undefined;
 }
 
-export type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; error: string };
+type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; error: string };
 
 export function resolveSettings(task: TaskSettings, env: Record<string, string | undefined>, flags: Map<string, string>): SettingsResult {
   const values: Record<string, unknown> = { ...task };

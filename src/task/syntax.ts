@@ -5,7 +5,7 @@
  * the project's shell parser, this only finds words to put in the reason.
  */
 
-export type Construct = { what: string; text: string; advice: string };
+type Construct = { what: string; text: string; advice: string };
 
 const SPLIT = "send each command as its own tool call and combine the results yourself";
 

@@ -12,7 +12,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { lstatSync, statSync } from "node:fs";
 
-export type TargetKind = "create" | "overwrite" | "modify" | "remove";
+type TargetKind = "create" | "overwrite" | "modify" | "remove";
 
 export type WriteTarget = {
   /** As the command names it (or as derived: `dir/name` for a copy into a directory). */
@@ -79,7 +79,7 @@ function base(path: string): string {
   return trimmed.slice(trimmed.lastIndexOf("/") + 1) || trimmed;
 }
 
-export function basenameOf(program: string): string {
+function basenameOf(program: string): string {
   return program.slice(program.lastIndexOf("/") + 1);
 }
 

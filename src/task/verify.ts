@@ -8,9 +8,9 @@ import { lstatSync } from "node:fs";
 import { fileDigest, readEntry, sameEntry, type Entry } from "./fingerprint.ts";
 import type { Claim } from "./targets.ts";
 
-export type TargetStates = Map<string, Entry | undefined>;
+type TargetStates = Map<string, Entry | undefined>;
 
-export type ClaimResult = Claim & { holds: boolean; detail: string };
+type ClaimResult = Claim & { holds: boolean; detail: string };
 
 export type Verification = {
   /** True when every claim holds; null when the write has no claims to check (its targets are unknown). */

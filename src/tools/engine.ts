@@ -46,7 +46,7 @@ export function ruleView(call: ToolCall, part: ToolPart): ToolPart {
   return part.kind === "mcp" || part.tool !== undefined ? part : { ...part, tool: call.tool };
 }
 
-export function firstToolRule(rules: readonly CompiledToolRule[], part: ToolPart, facts: PartFacts): CompiledToolRule | undefined {
+function firstToolRule(rules: readonly CompiledToolRule[], part: ToolPart, facts: PartFacts): CompiledToolRule | undefined {
   return rules.find((rule) => matches(rule, part, facts));
 }
 

@@ -13,13 +13,13 @@ import { lineCount, type ToolPart } from "./types.ts";
 
 type Example = z.output<typeof ToolExample>;
 
-export const TOOL_EXAMPLE_CONTEXT = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
+const TOOL_EXAMPLE_CONTEXT = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
 
-export function exampleText(example: Example): string {
+function exampleText(example: Example): string {
   return JSON.stringify(example);
 }
 
-export function examplePart(example: Example): ToolPart {
+function examplePart(example: Example): ToolPart {
   const part: ToolPart = { kind: example.kind };
   if (example.path !== undefined) part.path = example.path;
   if (example.url !== undefined) part.url = example.url;
@@ -34,7 +34,7 @@ export function examplePart(example: Example): ToolPart {
 }
 
 /** Whether one compiled rule matches an example's part. */
-export function ruleMatchesExample(rule: ReturnType<typeof compileToolRule>, example: Example): boolean {
+function ruleMatchesExample(rule: ReturnType<typeof compileToolRule>, example: Example): boolean {
   const probe = {
     exists: (path: string) => example.exists ?? examplesProbe.exists(path),
     tracked: () => example.tracked ?? false,
@@ -44,7 +44,7 @@ export function ruleMatchesExample(rule: ReturnType<typeof compileToolRule>, exa
   return matches(rule, part, partFacts(part, resolved));
 }
 
-export type ToolExampleProblem = { index: number; id: string; example: string; message: string };
+type ToolExampleProblem = { index: number; id: string; example: string; message: string };
 
 export function checkToolRuleExamples(policy: Pick<Policy, "tool_rules">): ToolExampleProblem[] {
   const problems: ToolExampleProblem[] = [];

@@ -37,7 +37,7 @@ function readSmall(path: string): string | undefined {
 }
 
 /** The lines of `next` that `before` does not have: what a change puts in that was not there. */
-export function addedLines(next: string, before: string): string {
+function addedLines(next: string, before: string): string {
   const old = new Set(before.split("\n").map((line) => line.trim()));
   return next
     .split("\n")
@@ -89,7 +89,7 @@ export function realPath(path: string): string {
   return path;
 }
 
-export type ResolvedContext = { base: PathContext; probe: Probe; realpath: (path: string) => string; read: (path: string) => string | undefined };
+type ResolvedContext = { base: PathContext; probe: Probe; realpath: (path: string) => string; read: (path: string) => string | undefined };
 
 export function resolveContext(context: ToolContext): ResolvedContext {
   const home = (context.home ?? process.env.HOME ?? require("node:os").homedir()).replace(/(.)\/+$/, "$1");
@@ -143,7 +143,7 @@ export function absolutePath(path: string, ctx: PathContext): string {
  * Each also in lower case when it differs: on a case-insensitive file system (macOS, Windows)
  * `~/.BashRC` is `~/.bashrc` and `.GIT/hooks` is `.git/hooks`, and patterns are written in lower case.
  */
-export function pathForms(path: string, ctx: PathContext): string[] {
+function pathForms(path: string, ctx: PathContext): string[] {
   const forms = [path];
   if (ctx.projectRoot && inside(path, ctx.projectRoot) && path !== ctx.projectRoot) forms.push(path.slice(ctx.projectRoot.length + 1));
   if (ctx.home !== "/" && inside(path, ctx.home)) forms.push(path === ctx.home ? "~" : `~/${path.slice(ctx.home.length + 1)}`);

@@ -12,12 +12,12 @@
  * Anything that does not follow the grammar is an error: an unreadable patch is not judged as harmless.
  */
 
-export type PatchOp =
+type PatchOp =
   | { op: "add"; path: string; content: string; added: number }
   | { op: "delete"; path: string }
   | { op: "update"; path: string; moveTo?: string; added: number; removed: number; newText: string; oldText: string };
 
-export type PatchResult = { ok: true; ops: PatchOp[] } | { ok: false; error: string };
+type PatchResult = { ok: true; ops: PatchOp[] } | { ok: false; error: string };
 
 const BEGIN = "*** Begin Patch";
 const END = "*** End Patch";

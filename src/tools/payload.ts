@@ -26,7 +26,7 @@ function needText(tool: string, input: Input, ...keys: string[]): string {
 }
 
 /** mcp__server__tool (Claude Code, Codex, Gemini CLI): the server and the tool; undefined for other names. */
-export function mcpName(name: string): { server: string; tool: string } | undefined {
+function mcpName(name: string): { server: string; tool: string } | undefined {
   const m = /^mcp__(.+?)__(.+)$/.exec(name);
   return m ? { server: m[1]!, tool: m[2]! } : undefined;
 }

@@ -144,7 +144,7 @@ export function compiledToolRules(rules: readonly ToolRule[]): CompiledToolRule[
   return compiled;
 }
 
-export type ToolRuleProblem = { index: number; id: string; message: string };
+type ToolRuleProblem = { index: number; id: string; message: string };
 
 /** Patterns that do not compile, and rules that match every part of every call. */
 export function toolRuleProblems(rules: readonly ToolRule[], acts: readonly string[]): ToolRuleProblem[] {

@@ -10,7 +10,7 @@ export const TOOL_KINDS = ["read", "write", "edit", "delete", "fetch", "mcp"] as
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 /** What a part does to a file: create it, change it (whole or in part), or delete it. */
-export const CHANGES = ["create", "modify", "delete"] as const;
+const CHANGES = ["create", "modify", "delete"] as const;
 export type Change = (typeof CHANGES)[number];
 
 export type ToolPart = {

@@ -1,7 +1,7 @@
 // Each adapter against the payloads the real hosts sent (tests/hosts/samples), and each reply against
 // what the real hosts were seen to honour (the same replies are proved with the real CLIs in tests/e2e).
 import { describe, expect, test } from "bun:test";
-import { ADAPTERS } from "../../src/hosts/index.ts";
+import { ADAPTERS } from "../../src/hosts/hook.ts";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
 import { sample } from "./helpers.ts";
 

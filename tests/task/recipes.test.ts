@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { startFake, type FakeServer } from "./fake-formal-ai.ts";
 import { loadPolicy } from "../../src/policy/load.ts";
 import { evaluateEffects } from "../../src/task/effects.ts";
+import { snakeKeys } from "../../src/cli/json.ts";
 import { check, evidenceOf, runVerdict, setup, toolSteps } from "./helpers.ts";
 
 /** Whether the embedded default's rules classify every command of the copy recipe, so it runs in workspace mode. */
@@ -175,7 +176,11 @@ describe("verdict run: recipes", () => {
     const ran = await runVerdict(s, fake.url, ["--json", "copy a.txt to b.txt"]);
     expect(ran.code).toBe(0);
     const printed = JSON.parse(ran.stdout);
-    expect(printed).toEqual(evidenceOf(s));
+    // The --json convention of every command: schema_version first, snake_case keys; the file keeps its camelCase.
+    expect(Object.keys(printed)[0]).toBe("schema_version");
+    expect(printed).toEqual({ schema_version: 1, ...(snakeKeys(evidenceOf(s)) as Record<string, unknown>) });
+    expect(printed).toMatchObject({ kind: "verdict-run", run_id: evidenceOf(s).runId, outcome: { status: "completed", exit_code: 0 } });
+    expect(JSON.stringify(printed)).not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
     expect(ran.stdout).not.toContain("[1] test");
   });
 

@@ -8,7 +8,7 @@ import { posix } from "node:path";
 import type { PathClass } from "./paths.ts";
 import { compileAny, compilePattern, isPattern, type Matcher } from "./pattern.ts";
 
-export type RedirectSpec = {
+type RedirectSpec = {
   to?: ReadonlySet<PathClass>;
   op?: ReadonlySet<string>;
   file?: "exists" | "missing";
@@ -88,7 +88,7 @@ export type RuleIndex = {
 };
 
 /** match.where as compared: an absolute folder, normalised, without a trailing slash (except /). */
-export function whereFolder(where: string): string {
+function whereFolder(where: string): string {
   const normal = posix.normalize(where);
   return normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
 }

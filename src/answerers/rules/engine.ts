@@ -48,7 +48,7 @@ export type RuleHit = {
 };
 
 /** One executed part of a line and its verdict: a rule's answer, or a command no rule knows. */
-export type PartVerdict = { verdict: Verdict; hit?: RuleHit; rule?: CompiledRule; command?: ExecutedCommand; why?: string };
+type PartVerdict = { verdict: Verdict; hit?: RuleHit; rule?: CompiledRule; command?: ExecutedCommand; why?: string };
 
 /** What of the policy the engine reads. */
 export type LinePolicy = Pick<Policy, "rules" | "acts" | "judge" | "undo_levels" | "load_levels">;
@@ -191,7 +191,7 @@ function literalInput(command: ExecutedCommand, writers: readonly ExecutedComman
  * (`find . -name __pycache__ -exec rm -rf {} +`): that name in that place; a glob's `*` as any
  * name (`*.pyc`: x.pyc). Undefined when find's choice cannot be put as one path.
  */
-export function findPick(find: ExecutedCommand): string | undefined {
+function findPick(find: ExecutedCommand): string | undefined {
   const args = find.argv.slice(1);
   const expression = args.findIndex((arg) => arg.startsWith("-") || arg === "(" || arg === "!");
   const starts = expression === -1 ? args : args.slice(0, expression);
@@ -211,7 +211,7 @@ export function findPick(find: ExecutedCommand): string | undefined {
  * shutil.rmtree('build')"`, `node -e "fs.rmSync('dist', {recursive: true})"`), as the rm it
  * amounts to, so the paths are judged like rm's (build output, or where a symlink really leads).
  */
-export function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undefined {
+function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undefined {
   if (!/^(python[0-9.]*|node|nodejs|bun)$/.test(command.name)) return undefined;
   const at = command.argv.findIndex((arg) => arg === "-c" || arg === "-e" || arg === "--eval");
   const code = at === -1 ? undefined : command.argv[at + 1];
@@ -236,7 +236,7 @@ const RECIPE_FILES = ["package.json", "Makefile", "makefile", "GNUmakefile", "ju
 const DESTRUCTIVE_WORD = /(^|[^a-z])(drop|dropall|drop_all|reset|destroy|destroy_all|delete|delete_all|deleteall|delete_many|purge|wipe|flush|flushall|flushdb|truncate|nuke|teardown|fresh)([^a-z]|$)/i;
 
 /** The paths an archiver removes after packing them: zip -m, tar --remove-files, 7z a -sdel. */
-export function removedInputs(view: View): string[] | undefined {
+function removedInputs(view: View): string[] | undefined {
   const { name, args } = view;
   if (name === "zip") {
     const p = parseArgs(args, new Set(["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "--password", "-Z", "-s"]));
@@ -316,7 +316,7 @@ function tighteningRule(index: RuleIndex, view: View): CompiledRule | undefined 
  * command: rules are tried in order and the first one answers, but an outright ask or deny of a
  * later rule is not lost to an earlier, looser one. Only rules with a decision are looked at.
  */
-export function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undefined): CompiledRule | undefined {
+function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undefined): CompiledRule | undefined {
   const floor = first?.rule.decision === "deny" ? strictness("deny") : first?.rule.decision === "ask" ? strictness("ask") : -1;
   let best: CompiledRule | undefined;
   for (const entry of candidatesFor(index, view.name)) {
@@ -376,7 +376,7 @@ const VARIABLE_WORD = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*
  * `D=build; rm -rf $D`): a value assigned once, to literal text, is known. A program named by
  * any other variable stays dynamic (unknown).
  */
-export function resolvedProgram(command: ExecutedCommand, assignments: Record<string, string>, reassigned: readonly string[] = []): ExecutedCommand {
+function resolvedProgram(command: ExecutedCommand, assignments: Record<string, string>, reassigned: readonly string[] = []): ExecutedCommand {
   const known = (name: string) => Object.hasOwn(assignments, name) && !reassigned.includes(name) && !/[$`\\]/.test(assignments[name] as string);
   if (!command.argv.some((word) => word.includes("$")) && !command.redirects.some((r) => r.target.includes("$"))) return command;
   let unresolved = false;
@@ -419,7 +419,7 @@ export function wrapperCommand(name: string, command: ExecutedCommand): Executed
  * found included) and every wrapper it ran through. Proving a rule's examples uses it, so examples
  * are matched against exactly what the engine matches (examples.ts).
  */
-export type ViewObserver = (view: View, wrapper: boolean) => void;
+type ViewObserver = (view: View, wrapper: boolean) => void;
 
 export function answerLine(line: string, context: RuleContext, policy: LinePolicy, observe?: ViewObserver): RulesAnswer {
   const parsed = parseCommandLine(line, { cwd: context.cwd });

@@ -62,7 +62,7 @@ const FOLLOWED = new Set<PathClass>(["build", "temp", "repo", "project", "outsid
  * rules take lightly (build output, temp) are followed through symlinks always; any write
  * target (`written`) too. One disk look-up a path, only for those.
  */
-export function classOf(view: View, word: string, written = false): PathClass {
+function classOf(view: View, word: string, written = false): PathClass {
   const key = written ? `\0${word}` : word;
   let cls = view.classes.get(key);
   if (cls === undefined) {

@@ -32,7 +32,7 @@ export type PathContext = {
 };
 
 /** Directory names whose contents a build, an install or a test run regenerates. */
-export const BUILD_DIRS = new Set([
+const BUILD_DIRS = new Set([
   "node_modules", "dist", "build", "target", "out", "coverage", ".cache", "__pycache__", ".next", ".nuxt",
   ".svelte-kit", ".turbo", ".parcel-cache", ".vite", ".angular", ".pytest_cache", ".mypy_cache", ".ruff_cache",
   ".tox", ".nox", ".gradle", ".venv", "venv", ".eggs", ".dart_tool", "_build", ".build", "DerivedData",

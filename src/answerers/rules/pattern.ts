@@ -11,7 +11,7 @@ export type Matcher = (text: string) => boolean;
 const REGEX_FORM = /^\/(.+)\/(i?)$/s;
 
 /** True for patterns written as regular expressions. */
-export function isRegexPattern(pattern: string): boolean {
+function isRegexPattern(pattern: string): boolean {
   return pattern.length > 2 && pattern.charCodeAt(0) === 47 /* / */ && (pattern.endsWith("/") || pattern.endsWith("/i")) && REGEX_FORM.test(pattern);
 }
 

@@ -18,7 +18,7 @@ export const CONSEQUENTIAL_NAME = /(^|[^a-z])(deploy|release|publish|drop|destro
 const MAX_FILE = 256 * 1024;
 const MAX_PREREQUISITES = 8;
 
-export type ScriptCall = {
+type ScriptCall = {
   /** How the line names it: "npm run deploy", "make release". */
   label: string;
   /** The script, target or recipe names. */

@@ -153,7 +153,7 @@ function loopbackOnly(command: ExecutedCommand): boolean {
 }
 
 /** `kind`: a credential file or store (deny), or a variable whose name says it holds a secret (ask: it may be going to its own service). */
-export type Leak = { command: ExecutedCommand; secret: string; sender: string; kind?: "variable" };
+type Leak = { command: ExecutedCommand; secret: string; sender: string; kind?: "variable" };
 
 /** Variable names that say they hold a secret: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, DB_PASSWORD. */
 const SECRET_VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY(?:_ID)?|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\}?/i;

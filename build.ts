@@ -19,7 +19,9 @@ import { policyDigest } from "./src/policy/digest.ts";
 import { generateArtifacts } from "./src/policy/generate.ts";
 import { TARGETS as RELEASE_TARGETS } from "./npm/targets.ts";
 
-const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = Object.fromEntries(RELEASE_TARGETS.map((t) => [t.name, { bun: t.bun, pkg: t.runtime, out: t.out }]));
+const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = Object.fromEntries(
+  RELEASE_TARGETS.map((t) => [t.name, { bun: t.bun, pkg: t.runtime, out: t.out }]),
+);
 
 const root = import.meta.dir;
 const version: string = (await Bun.file(join(root, "package.json")).json()).version;
@@ -51,7 +53,11 @@ function runtimeFor(pkg: string): string {
 
 function compile(outfile: string, target?: { bun: string; pkg: string }): void {
   const args = [
-    "build", "--compile", "--minify", "--bytecode", "--sourcemap",
+    "build",
+    "--compile",
+    "--minify",
+    "--bytecode",
+    "--sourcemap",
     // CommonJS, not ESM: an ESM entry makes JSC decode the bytecode of the whole bundle (every
     // command's code, run or not) before the first statement, about 7 ms at every start; the CJS
     // wrapper decodes a function only when it is first called. See docs/startup.md.
@@ -61,7 +67,8 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
     `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
     `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
     `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,
-    "--outfile", outfile,
+    "--outfile",
+    outfile,
   ];
   if (target) args.push(`--target=${target.bun}`, `--compile-executable-path=${runtimeFor(target.pkg)}`);
   args.push(join(root, "src/cli/main.ts"));

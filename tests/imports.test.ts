@@ -24,7 +24,9 @@ const folderOf = (file: string) => relative(SRC, dirname(file)).split("/")[0] ||
 function valueImports(file: string): string[] {
   const text = readFileSync(file, "utf8");
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^;"']*?\s+from\s+)?"(\.[^"]+)"|\b(?:require|import)\("(\.[^"]+)"\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^;"']*?\s+from\s+)?"(\.[^"]+)"|\b(?:require|import)\("(\.[^"]+)"\)/g,
+  )) {
     if (match[1]) continue;
     const spec = (match[2] ?? match[3]) as string;
     const target = resolve(dirname(file), spec);
@@ -54,7 +56,9 @@ function cycles(): string[] {
     const at = path.indexOf(node);
     if (at !== -1) {
       const cycle = [...path.slice(at), node];
-      found.push(cycle.map((folder, i) => (i + 1 < cycle.length ? `${folder} (${edges.get(folder)!.get(cycle[i + 1]!)})` : folder)).join(" -> "));
+      found.push(
+        cycle.map((folder, i) => (i + 1 < cycle.length ? `${folder} (${edges.get(folder)!.get(cycle[i + 1]!)})` : folder)).join(" -> "),
+      );
       return;
     }
     if (done.has(node)) return;

@@ -34,7 +34,8 @@ export function sliceOf(row: Row): Slice {
   const orig = row.note.split(" | ")[0] ?? "";
   const cond = row.note.includes("cond=");
   const source = row.file.replace(/\.jsonl$/, "");
-  if (source === "pi-prevent-destructive-commands") return /cond=cwd=[^|]*$|cond=cwd=[^|]*\|/.test(row.note) && !row.note.includes("env=") ? "hard" : "conditional";
+  if (source === "pi-prevent-destructive-commands")
+    return /cond=cwd=[^|]*$|cond=cwd=[^|]*\|/.test(row.note) && !row.note.includes("env=") ? "hard" : "conditional";
   if (cond) return "conditional";
   switch (source) {
     case "dcg":
@@ -53,7 +54,9 @@ export function sliceOf(row: Row): Slice {
 
 export function readCorpus(dir: string): Row[] {
   const rows: Row[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".jsonl")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort()) {
     for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
       if (line.trim() === "") continue;
       rows.push({ ...(JSON.parse(line) as Omit<Row, "file">), file });
@@ -71,8 +74,26 @@ export function judge(row: Row, policy: Policy): { verdict: Outcome; rule?: stri
   return { verdict: answer.verdict, rule: answer.rule?.id, why: answer.line };
 }
 
-type Tally = { block: number; blockAllowed: number; blockFlagged: number; blockPassed: number; allow: number; allowFlagged: number; allowAllowed: number; allowPassed: number };
-const empty = (): Tally => ({ block: 0, blockAllowed: 0, blockFlagged: 0, blockPassed: 0, allow: 0, allowFlagged: 0, allowAllowed: 0, allowPassed: 0 });
+type Tally = {
+  block: number;
+  blockAllowed: number;
+  blockFlagged: number;
+  blockPassed: number;
+  allow: number;
+  allowFlagged: number;
+  allowAllowed: number;
+  allowPassed: number;
+};
+const empty = (): Tally => ({
+  block: 0,
+  blockAllowed: 0,
+  blockFlagged: 0,
+  blockPassed: 0,
+  allow: 0,
+  allowFlagged: 0,
+  allowAllowed: 0,
+  allowPassed: 0,
+});
 
 function add(t: Tally, row: Row, verdict: Outcome) {
   const flagged = verdict === "ask" || verdict === "deny";
@@ -139,7 +160,10 @@ if (import.meta.main) {
         (list === "flagged" && row.expect === "allow" && flagged) ||
         (list === "passed" && result.verdict === "pass") ||
         (list === "block-passed" && row.expect === "block" && result.verdict === "pass");
-      if (show) listed.push(`${source}\t${result.verdict}\t${result.rule ?? "-"}\t${JSON.stringify(row.command)}\t${row.note.slice(0, 140)}\t${result.why.slice(0, 120)}`);
+      if (show)
+        listed.push(
+          `${source}\t${result.verdict}\t${result.rule ?? "-"}\t${JSON.stringify(row.command)}\t${row.note.slice(0, 140)}\t${result.why.slice(0, 120)}`,
+        );
     }
   }
   const ms = performance.now() - started;
@@ -151,7 +175,9 @@ if (import.meta.main) {
   if (args.includes("--json")) {
     console.log(JSON.stringify(Object.fromEntries([...bySlice].map(([slice, t]) => [slice, Object.fromEntries(t)])), null, 2));
   } else {
-    console.log(`corpus ${dir}: ${rows.length} rows judged in ${ms.toFixed(0)} ms (${((ms * 1000) / rows.length).toFixed(0)} µs a row), policy ${loaded.loaded.digest}\n`);
+    console.log(
+      `corpus ${dir}: ${rows.length} rows judged in ${ms.toFixed(0)} ms (${((ms * 1000) / rows.length).toFixed(0)} µs a row), policy ${loaded.loaded.digest}\n`,
+    );
     for (const slice of ["hard", "approval", "conditional"]) {
       const tallies = bySlice.get(slice);
       if (!tallies) continue;

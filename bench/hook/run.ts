@@ -68,10 +68,18 @@ function fiftyRules(): string {
   for (let i = 0; i < 50; i++) {
     const kind = i % 5;
     lines.push(`  - id: house-rule-${i}`);
-    if (kind === 0) lines.push(`    match: { program: tool${i}, subcommand: deploy, args_any: ['*prod*'] }`, "    act: remote", "    undo: 3", "    decision: deny");
-    else if (kind === 1) lines.push(`    match: { program: [tool${i}, tool${i}-cli], subcommand: [status, list, show] }`, "    act: read", "    undo: 0");
+    if (kind === 0)
+      lines.push(
+        `    match: { program: tool${i}, subcommand: deploy, args_any: ['*prod*'] }`,
+        "    act: remote",
+        "    undo: 3",
+        "    decision: deny",
+      );
+    else if (kind === 1)
+      lines.push(`    match: { program: [tool${i}, tool${i}-cli], subcommand: [status, list, show] }`, "    act: read", "    undo: 0");
     else if (kind === 2) lines.push(`    match: { program: make, subcommand: target${i} }`, "    act: build", "    undo: 0");
-    else if (kind === 3) lines.push(`    match: { program: kubectl, subcommand: apply, args_any: ['*ns${i}*'] }`, "    act: remote", "    undo: 2");
+    else if (kind === 3)
+      lines.push(`    match: { program: kubectl, subcommand: apply, args_any: ['*ns${i}*'] }`, "    act: remote", "    undo: 2");
     else lines.push(`    match: { program: 'script${i}*', flags_any: [--force] }`, "    act: delete", "    undo: 2");
     lines.push(`    reason: House rule ${i}.`);
   }
@@ -114,7 +122,11 @@ const trustHome = home("trust");
 const trustRepo = repo("trusted");
 mkdirSync(join(trustRepo, ".verdict"));
 writeFileSync(join(trustRepo, ".verdict", "policy.yaml"), REPO_LAYER);
-const trusted = Bun.spawnSync([binary, "policy", "trust", join(trustRepo, ".verdict", "policy.yaml")], { cwd: trustRepo, env: envOf(trustHome), stderr: "pipe" });
+const trusted = Bun.spawnSync([binary, "policy", "trust", join(trustRepo, ".verdict", "policy.yaml")], {
+  cwd: trustRepo,
+  env: envOf(trustHome),
+  stderr: "pipe",
+});
 if (trusted.exitCode !== 0) throw new Error(`cannot trust the bench's repository layer: ${trusted.stderr.toString()}`);
 
 const jev = startFake(jevReply({ act: "delete", undo: 3, load: 0 }));
@@ -126,17 +138,59 @@ const gitStatus = (cwd: string) => payload(cwd, "git status");
 const cases: Case[] = [
   { name: "print a line (compiled Bun)", argv: [noop], cwd: plainRepo, env: envOf(plainHome) },
   { name: "verdict --version", argv: [binary, "--version"], cwd: plainRepo, env: envOf(plainHome) },
-  { name: "hook claude, no layers", argv: [binary, "hook", "claude"], cwd: plainRepo, env: envOf(plainHome), stdin: gitStatus(plainRepo), hook: true },
-  { name: "hook claude, 50-rule user layer (cached)", argv: [binary, "hook", "claude"], cwd: plainRepo, env: envOf(userHome), stdin: gitStatus(plainRepo), hook: true },
-  { name: "hook claude, trusted repo layer (cached)", argv: [binary, "hook", "claude"], cwd: trustRepo, env: envOf(trustHome), stdin: gitStatus(trustRepo), hook: true },
-  { name: "hook claude, model answer cached", argv: [binary, "hook", "claude"], cwd: plainRepo, env: modelEnv, stdin: payload(plainRepo, "rm -rf build/cache"), hook: true },
+  {
+    name: "hook claude, no layers",
+    argv: [binary, "hook", "claude"],
+    cwd: plainRepo,
+    env: envOf(plainHome),
+    stdin: gitStatus(plainRepo),
+    hook: true,
+  },
+  {
+    name: "hook claude, 50-rule user layer (cached)",
+    argv: [binary, "hook", "claude"],
+    cwd: plainRepo,
+    env: envOf(userHome),
+    stdin: gitStatus(plainRepo),
+    hook: true,
+  },
+  {
+    name: "hook claude, trusted repo layer (cached)",
+    argv: [binary, "hook", "claude"],
+    cwd: trustRepo,
+    env: envOf(trustHome),
+    stdin: gitStatus(trustRepo),
+    hook: true,
+  },
+  {
+    name: "hook claude, model answer cached",
+    argv: [binary, "hook", "claude"],
+    cwd: plainRepo,
+    env: modelEnv,
+    stdin: payload(plainRepo, "rm -rf build/cache"),
+    hook: true,
+  },
 ];
 // Another build of verdict (--baseline PATH, e.g. main's), timed in the same rounds: before and after a change.
 const baseline = option("--baseline");
 if (baseline) {
   cases.push(
-    { name: "baseline: hook claude, no layers", argv: [resolve(baseline), "hook", "claude"], cwd: plainRepo, env: envOf(plainHome), stdin: gitStatus(plainRepo), hook: true },
-    { name: "baseline: hook claude, 50-rule user layer (cached)", argv: [resolve(baseline), "hook", "claude"], cwd: plainRepo, env: envOf(userHome), stdin: gitStatus(plainRepo), hook: true },
+    {
+      name: "baseline: hook claude, no layers",
+      argv: [resolve(baseline), "hook", "claude"],
+      cwd: plainRepo,
+      env: envOf(plainHome),
+      stdin: gitStatus(plainRepo),
+      hook: true,
+    },
+    {
+      name: "baseline: hook claude, 50-rule user layer (cached)",
+      argv: [resolve(baseline), "hook", "claude"],
+      cwd: plainRepo,
+      env: envOf(userHome),
+      stdin: gitStatus(plainRepo),
+      hook: true,
+    },
   );
 }
 
@@ -146,7 +200,10 @@ function findCodex(): string | undefined {
   if (given) return given;
   const cache = process.env.VERDICT_E2E_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "", ".cache"), "verdict-e2e");
   if (!existsSync(cache)) return undefined;
-  for (const entry of readdirSync(cache).filter((name) => name.startsWith("@openai_codex@")).sort().reverse()) {
+  for (const entry of readdirSync(cache)
+    .filter((name) => name.startsWith("@openai_codex@"))
+    .sort()
+    .reverse()) {
     const vendor = join(cache, entry, "node_modules", "@openai");
     for (const pkg of existsSync(vendor) ? readdirSync(vendor).filter((name) => name.startsWith("codex-")) : []) {
       const triples = join(vendor, pkg, "vendor");
@@ -162,13 +219,28 @@ const codex = findCodex();
 const codexName = "codex execpolicy check (native)";
 if (codex) {
   const rules = join(scratch, "codex.rules");
-  writeFileSync(rules, 'prefix_rule(pattern=["git", "status"], decision="allow")\nprefix_rule(pattern=["rm", "-rf"], decision="forbidden")\n');
+  writeFileSync(
+    rules,
+    'prefix_rule(pattern=["git", "status"], decision="allow")\nprefix_rule(pattern=["rm", "-rf"], decision="forbidden")\n',
+  );
   const codexHome = home("codex");
   mkdirSync(join(codexHome, ".codex"), { recursive: true });
-  cases.push({ name: codexName, argv: [codex, "execpolicy", "check", "--rules", rules, "git", "status"], cwd: plainRepo, env: envOf(codexHome, { CODEX_HOME: join(codexHome, ".codex") }) });
+  cases.push({
+    name: codexName,
+    argv: [codex, "execpolicy", "check", "--rules", rules, "git", "status"],
+    cwd: plainRepo,
+    env: envOf(codexHome, { CODEX_HOME: join(codexHome, ".codex") }),
+  });
 }
 const safetyNet = option("--safety-net") ?? Bun.which("cc-safety-net") ?? undefined;
-if (safetyNet) cases.push({ name: "cc-safety-net hook --claude-code (Node)", argv: [safetyNet, "hook", "--claude-code"], cwd: plainRepo, env: envOf(plainHome), stdin: gitStatus(plainRepo) });
+if (safetyNet)
+  cases.push({
+    name: "cc-safety-net hook --claude-code (Node)",
+    argv: [safetyNet, "hook", "--claude-code"],
+    cwd: plainRepo,
+    env: envOf(plainHome),
+    stdin: gitStatus(plainRepo),
+  });
 
 // --- warm the caches: the layer cache by one run each, the model's answer through the fake ----------
 for (const item of cases.filter((c) => c.hook)) {
@@ -182,7 +254,13 @@ jev.stop();
 // --- timing -------------------------------------------------------------------------------------------
 function once(item: Case): { ms: number; rss: number } {
   const started = performance.now();
-  const result = Bun.spawnSync(item.argv, { cwd: item.cwd, env: item.env, stdin: item.stdin === undefined ? "ignore" : Buffer.from(item.stdin), stdout: "ignore", stderr: "ignore" });
+  const result = Bun.spawnSync(item.argv, {
+    cwd: item.cwd,
+    env: item.env,
+    stdin: item.stdin === undefined ? "ignore" : Buffer.from(item.stdin),
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   const ms = performance.now() - started;
   if (result.exitCode !== 0) throw new Error(`${item.name} exited with ${result.exitCode}`);
   return { ms, rss: result.resourceUsage?.maxRSS ?? 0 };
@@ -205,17 +283,36 @@ const stats = samples.map((values) => {
 const floor = stats[0]!.median;
 const peerAt = cases.findIndex((item) => item.name === codexName);
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-console.log(`Hook round trip, ${runs} interleaved runs after ${warmup} warm-up runs (${new Date().toISOString()}, bun ${Bun.version}, load average ${load}), ms:\n`);
+console.log(
+  `Hook round trip, ${runs} interleaved runs after ${warmup} warm-up runs (${new Date().toISOString()}, bun ${Bun.version}, load average ${load}), ms:\n`,
+);
 console.log(`| case | min | median | p90 | median / print a line |${peerAt >= 0 ? " median / codex |" : ""} peak RSS MB |`);
 console.log(`|---|---:|---:|---:|---:|${peerAt >= 0 ? "---:|" : ""}---:|`);
 cases.forEach((item, index) => {
   const s = stats[index]!;
   const peer = peerAt >= 0 ? ` ${(s.median / stats[peerAt]!.median).toFixed(2)} |` : "";
-  console.log(`| ${item.name} | ${s.min.toFixed(1)} | ${s.median.toFixed(1)} | ${s.p90.toFixed(1)} | ${(s.median / floor).toFixed(2)} |${peer} ${(rss[index]! / 1024 / 1024).toFixed(0)} |`);
+  console.log(
+    `| ${item.name} | ${s.min.toFixed(1)} | ${s.median.toFixed(1)} | ${s.p90.toFixed(1)} | ${(s.median / floor).toFixed(2)} |${peer} ${(rss[index]! / 1024 / 1024).toFixed(0)} |`,
+  );
 });
 
 // --- what one hook run does on disk -------------------------------------------------------------------
-const FS_CALLS = ["openat", "open", "stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "getdents64", "mkdir", "unlink", "rename"];
+const FS_CALLS = [
+  "openat",
+  "open",
+  "stat",
+  "lstat",
+  "newfstatat",
+  "statx",
+  "access",
+  "faccessat",
+  "faccessat2",
+  "readlink",
+  "getdents64",
+  "mkdir",
+  "unlink",
+  "rename",
+];
 function fsCalls(item: Case): Map<string, number> | undefined {
   const out = join(scratch, "strace.txt");
   const traced = Bun.spawnSync(["strace", "-f", "-qq", "-o", out, "-e", `trace=${FS_CALLS.join(",")}`, ...item.argv], {
@@ -235,17 +332,22 @@ function fsCalls(item: Case): Map<string, number> | undefined {
 }
 const hasStrace = Bun.which("strace") !== null;
 const floorCalls = hasStrace ? fsCalls(cases[0]!) : undefined;
-console.log(`\nOne run of each hook case: file-system calls beyond the print-a-line program's${hasStrace ? "" : " (strace not installed: not counted)"}, and the layer cache's state after it.\n`);
+console.log(
+  `\nOne run of each hook case: file-system calls beyond the print-a-line program's${hasStrace ? "" : " (strace not installed: not counted)"}, and the layer cache's state after it.\n`,
+);
 console.log("| case | stat-like calls | opens | other | layer cache entries |");
 console.log("|---|---:|---:|---:|---:|");
 for (const item of cases.filter((c) => c.hook)) {
   const counts = hasStrace ? fsCalls(item) : undefined;
-  const beyond = (names: string[]) => (counts && floorCalls ? names.reduce((sum, name) => sum + (counts.get(name) ?? 0) - (floorCalls.get(name) ?? 0), 0) : NaN);
+  const beyond = (names: string[]) =>
+    counts && floorCalls ? names.reduce((sum, name) => sum + (counts.get(name) ?? 0) - (floorCalls.get(name) ?? 0), 0) : NaN;
   const statLike = beyond(["stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2"]);
   const opens = beyond(["openat", "open"]);
   const other = beyond(["readlink", "getdents64", "mkdir", "unlink", "rename"]);
   const cacheDir = join(item.env.XDG_CACHE_HOME!, "verdict", "policy");
   const entries = existsSync(cacheDir) ? readdirSync(cacheDir).filter((name) => name.endsWith(".json")).length : 0;
-  console.log(`| ${item.name} | ${Number.isNaN(statLike) ? "-" : statLike} | ${Number.isNaN(opens) ? "-" : opens} | ${Number.isNaN(other) ? "-" : other} | ${entries} |`);
+  console.log(
+    `| ${item.name} | ${Number.isNaN(statLike) ? "-" : statLike} | ${Number.isNaN(opens) ? "-" : opens} | ${Number.isNaN(other) ? "-" : other} | ${entries} |`,
+  );
 }
 console.log(`\nScratch folder: ${scratch}`);

@@ -25,7 +25,20 @@ const binary = join(root, "dist", "verdict");
 const runs = Number(process.argv[2] ?? 40);
 const work = mkdtempSync(join(tmpdir(), "verdict-bench-install-"));
 const target = hostTarget();
-const packed = spawnSync(process.execPath, [join(root, "npm", "pack.ts"), "--targets", target.name, "--binary", `${target.name}=${binary}`, "--out", join(work, "release"), "--npm-only"], { stdio: "inherit" });
+const packed = spawnSync(
+  process.execPath,
+  [
+    join(root, "npm", "pack.ts"),
+    "--targets",
+    target.name,
+    "--binary",
+    `${target.name}=${binary}`,
+    "--out",
+    join(work, "release"),
+    "--npm-only",
+  ],
+  { stdio: "inherit" },
+);
 if (packed.status !== 0) throw new Error("npm/pack.ts failed");
 
 /** A global prefix as npm lays it out; `native`: the postinstall has run. */
@@ -34,7 +47,9 @@ function prefix(name: string, native: boolean): string {
   const modules = join(dir, "lib", "node_modules");
   mkdirSync(join(modules, "@verdict-cli"), { recursive: true });
   cpSync(join(work, "release", "npm", "verdict"), join(modules, "@verdict-cli", "verdict"), { recursive: true });
-  cpSync(join(work, "release", "npm", target.name), join(modules, "@verdict-cli", "verdict", "node_modules", packageName(target)), { recursive: true });
+  cpSync(join(work, "release", "npm", target.name), join(modules, "@verdict-cli", "verdict", "node_modules", packageName(target)), {
+    recursive: true,
+  });
   if (native) {
     const run = spawnSync("node", ["install.cjs"], { cwd: join(modules, "@verdict-cli", "verdict"), stdio: "inherit" });
     if (run.status !== 0) throw new Error("install.cjs failed");
@@ -50,9 +65,31 @@ const home = join(work, "home");
 mkdirSync(home);
 const project = join(work, "project");
 mkdirSync(join(project, ".git"), { recursive: true });
-const payload = JSON.stringify({ session_id: "bench", transcript_path: "", cwd: project, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf ~" }, tool_use_id: "t" });
-const env = (bin: string) => ({ PATH: `${bin}:/usr/bin:/bin`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state"), XDG_CACHE_HOME: join(home, ".cache"), VERDICT_LOG: "off" });
-const viaSh = (name: string, command: string, bin: string): Case => ({ name, argv: ["/bin/sh", "-c", command], cwd: project, env: env(bin), stdin: payload });
+const payload = JSON.stringify({
+  session_id: "bench",
+  transcript_path: "",
+  cwd: project,
+  permission_mode: "default",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "rm -rf ~" },
+  tool_use_id: "t",
+});
+const env = (bin: string) => ({
+  PATH: `${bin}:/usr/bin:/bin`,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_STATE_HOME: join(home, ".state"),
+  XDG_CACHE_HOME: join(home, ".cache"),
+  VERDICT_LOG: "off",
+});
+const viaSh = (name: string, command: string, bin: string): Case => ({
+  name,
+  argv: ["/bin/sh", "-c", command],
+  cwd: project,
+  env: env(bin),
+  stdin: payload,
+});
 
 const cases: Case[] = [
   viaSh("direct", `${binary} hook claude`, "/nonexistent"),

@@ -24,7 +24,14 @@ const KILL_EVERY_MS = flag("--kill-every", 300);
 const home = mkdtempSync(join(tmpdir(), "verdict-journal-bench-"));
 const project = join(home, "project");
 mkdirSync(join(project, ".git"), { recursive: true });
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_CONFIG_HOME: join(home, "config"), XDG_CACHE_HOME: join(home, "cache"), VERDICT_MODE: "rules" };
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  XDG_STATE_HOME: join(home, "state"),
+  XDG_CONFIG_HOME: join(home, "config"),
+  XDG_CACHE_HOME: join(home, "cache"),
+  VERDICT_MODE: "rules",
+};
 const journal = join(home, "state", "verdict", "approvals.jsonl");
 
 let requests = 0;
@@ -39,7 +46,13 @@ let n = 0;
 async function writer(w: number): Promise<void> {
   while (Date.now() < end) {
     const branch = `w${w}-${n++}`;
-    const payload = JSON.stringify({ session_id: `s-${branch}`, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `git push --force origin ${branch}` }, cwd: project });
+    const payload = JSON.stringify({
+      session_id: `s-${branch}`,
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: `git push --force origin ${branch}` },
+      cwd: project,
+    });
     const started = performance.now();
     const proc = Bun.spawn([BINARY, "hook", "codex"], { cwd: project, env, stdin: Buffer.from(payload), stdout: "pipe", stderr: "pipe" });
     running.add(proc);
@@ -77,7 +90,9 @@ const verify = Bun.spawnSync([BINARY, "approvals", "verify"], { env, cwd: projec
 console.log(`journal bench: ${WRITERS} writers for ${SECONDS} s, SIGKILL about every ${KILL_EVERY_MS} ms`);
 console.log(`| requests | killed | answered with a task | failed with time left | records lost | verify |`);
 console.log(`|---:|---:|---:|---:|---:|---|`);
-console.log(`| ${requests} | ${killed} | ${survivors.length} | ${failedWithTimeLeft} | ${lost.length} | ${verify.exitCode === 0 ? "ok" : `exit ${verify.exitCode}`} |`);
+console.log(
+  `| ${requests} | ${killed} | ${survivors.length} | ${failedWithTimeLeft} | ${lost.length} | ${verify.exitCode === 0 ? "ok" : `exit ${verify.exitCode}`} |`,
+);
 console.log(verify.stdout.toString().trim());
 for (const f of failures.slice(0, 10)) console.log(`failed: ${f}`);
 for (const l of lost.slice(0, 10)) console.log(`lost: ${l}`);

@@ -20,7 +20,14 @@ export function benchEnv(extra: Record<string, string> = {}): Record<string, str
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(VERDICT_|TYPESAFE_|OPENAI_|XDG_)/.test(key)) env[key] = value;
   }
-  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state"), XDG_CACHE_HOME: join(home, ".cache"), ...extra };
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_STATE_HOME: join(home, ".state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    ...extra,
+  };
 }
 
 /**
@@ -30,14 +37,24 @@ export function benchEnv(extra: Record<string, string> = {}): Record<string, str
  */
 function spawnOnce(argv: string[], stdin: string | undefined, options: { env?: Record<string, string>; cwd?: string }): number {
   const started = performance.now();
-  const result = Bun.spawnSync(argv, { env: options.env, cwd: options.cwd, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stdout: "ignore", stderr: "ignore" });
+  const result = Bun.spawnSync(argv, {
+    env: options.env,
+    cwd: options.cwd,
+    stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   const ms = performance.now() - started;
   if (result.exitCode === null) throw new Error(`${argv[0]} did not exit`);
   return ms;
 }
 
 /** Runs a command `runs` times after `warmup` runs and reports min, median and 90th percentile wall time in ms. */
-export function time(name: string, argv: string[], options: { runs: number; warmup: number; env?: Record<string, string>; cwd?: string; stdin?: string }): Timing {
+export function time(
+  name: string,
+  argv: string[],
+  options: { runs: number; warmup: number; env?: Record<string, string>; cwd?: string; stdin?: string },
+): Timing {
   const once = () => spawnOnce(argv, options.stdin, options);
   for (let i = 0; i < options.warmup; i++) once();
   const samples: number[] = [];
@@ -48,7 +65,10 @@ export function time(name: string, argv: string[], options: { runs: number; warm
 }
 
 /** Runs the same cases interleaved (a round of each, `runs` times), so load on the machine falls on all of them alike. */
-export function timeInterleaved(cases: { name: string; argv: string[]; stdin?: string }[], options: { runs: number; warmup: number; env?: Record<string, string>; cwd?: string }): Timing[] {
+export function timeInterleaved(
+  cases: { name: string; argv: string[]; stdin?: string }[],
+  options: { runs: number; warmup: number; env?: Record<string, string>; cwd?: string },
+): Timing[] {
   const samples = cases.map(() => [] as number[]);
   for (let round = 0; round < options.warmup + options.runs; round++) {
     cases.forEach((c, i) => {

@@ -58,8 +58,21 @@ const KEY = { TYPESAFE_API_KEY: "apikey_bench0000000000", TYPESAFE_BASE_URL: `${
 const NO_CACHE = "model:\n  cache:\n    max_entries: 0\n";
 type Case = { name: string; argv: string[]; env: Record<string, string>; stdin?: string };
 const payload = (env: Record<string, string>) =>
-  JSON.stringify({ session_id: "b", transcript_path: "", cwd: join(env.HOME!, "work"), hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build/cache" }, tool_use_id: "t" });
-const hookCase = (name: string, env: Record<string, string>): Case => ({ name, argv: [binary, "hook", "claude"], env, stdin: payload(env) });
+  JSON.stringify({
+    session_id: "b",
+    transcript_path: "",
+    cwd: join(env.HOME!, "work"),
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "rm -rf build/cache" },
+    tool_use_id: "t",
+  });
+const hookCase = (name: string, env: Record<string, string>): Case => ({
+  name,
+  argv: [binary, "hook", "claude"],
+  env,
+  stdin: payload(env),
+});
 
 const cases: Case[] = [
   { name: "verdict --version (floor)", argv: [binary, "--version"], env: home("floor") },
@@ -68,13 +81,22 @@ const cases: Case[] = [
   hookCase("hook, Jev path (cached)", home("cached", undefined, KEY)),
   hookCase(
     "hook, OpenAI-compatible path (cache off)",
-    home("openai", `${NO_CACHE}    max_age: 7d\n  provider: openai\n  openai:\n    base_url: ${openai.url}/v1\n    key_env: ''\njudge:\n  answerer: model\n`),
+    home(
+      "openai",
+      `${NO_CACHE}    max_age: 7d\n  provider: openai\n  openai:\n    base_url: ${openai.url}/v1\n    key_env: ''\njudge:\n  answerer: model\n`,
+    ),
   ),
 ];
 
 async function once(item: Case): Promise<number> {
   const started = performance.now();
-  const child = Bun.spawn(item.argv, { env: item.env, cwd: item.env.HOME, stdin: item.stdin ? new Blob([item.stdin]) : "ignore", stdout: "ignore", stderr: "ignore" });
+  const child = Bun.spawn(item.argv, {
+    env: item.env,
+    cwd: item.env.HOME,
+    stdin: item.stdin ? new Blob([item.stdin]) : "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   await child.exited;
   return performance.now() - started;
 }
@@ -86,7 +108,11 @@ for (let round = 0; round < runs; round += 1) {
 }
 const stat = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { min: sorted[0]!, median: sorted[Math.floor(sorted.length / 2)]!, p90: sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.9) - 1)]! };
+  return {
+    min: sorted[0]!,
+    median: sorted[Math.floor(sorted.length / 2)]!,
+    p90: sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.9) - 1)]!,
+  };
 };
 const rulesMedian = stat(samples[1]!).median;
 console.log(`Whole process, ${runs} interleaved runs each (ms):\n`);
@@ -125,7 +151,9 @@ console.log(`\nIn process, judgeCommand on the Jev path, ${runs * 5} judgments (
 console.log("| measure | min | median | p90 |");
 console.log("|---|---|---|---|");
 console.log(`| whole judgment (cache off) | ${total.min.toFixed(2)} | ${total.median.toFixed(2)} | ${total.p90.toFixed(2)} |`);
-console.log(`| of which the model call (loopback fetch) | ${model.min.toFixed(1)} | ${model.median.toFixed(1)} | ${model.p90.toFixed(1)} |`);
+console.log(
+  `| of which the model call (loopback fetch) | ${model.min.toFixed(1)} | ${model.median.toFixed(1)} | ${model.p90.toFixed(1)} |`,
+);
 const hit = stat(hits);
 console.log(`| whole judgment answered from the cache | ${hit.min.toFixed(2)} | ${hit.median.toFixed(2)} | ${hit.p90.toFixed(2)} |`);
 

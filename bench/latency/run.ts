@@ -61,7 +61,9 @@ async function main(): Promise<void> {
   console.log("| command | min | median | p90 | min / print a line | min / --version | median / print a line |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const t of timings) {
-    console.log(`| ${t.name} | ${fmt(t.min)} | ${fmt(t.median)} | ${fmt(t.p90)} | ${(t.min / printLine.min).toFixed(2)} | ${(t.min / version.min).toFixed(2)} | ${(t.median / printLine.median).toFixed(2)} |`);
+    console.log(
+      `| ${t.name} | ${fmt(t.min)} | ${fmt(t.median)} | ${fmt(t.p90)} | ${(t.min / printLine.min).toFixed(2)} | ${(t.min / version.min).toFixed(2)} | ${(t.median / printLine.median).toFixed(2)} |`,
+    );
   }
 
   // One process, many lines.
@@ -72,7 +74,9 @@ async function main(): Promise<void> {
   const batchMs = performance.now() - started;
   if (ran.status === null) throw new Error("check --stdin did not finish");
   const perLine = (batchMs - version.median) / lines;
-  console.log(`\n## One process, --stdin\n\n${lines} lines (simple, piped, nested, in turn) in ${fmt(batchMs)} ms: ${(perLine * 1000).toFixed(0)} µs a line after start-up, ${Math.round(lines / (batchMs / 1000))} lines/s overall.`);
+  console.log(
+    `\n## One process, --stdin\n\n${lines} lines (simple, piped, nested, in turn) in ${fmt(batchMs)} ms: ${(perLine * 1000).toFixed(0)} µs a line after start-up, ${Math.round(lines / (batchMs / 1000))} lines/s overall.`,
+  );
 
   // The rule engine alone, in this process.
   const loaded = loadPolicy({ cwd, only: [] });
@@ -96,14 +100,32 @@ async function main(): Promise<void> {
     else {
       console.log("\n## hyperfine\n");
       const quoted = (argv: string[]) => argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-      const commands = [[noop], [binary, "--version"], [binary, "check", "--rules-only", "--", (list[0] as { command: string }).command], [binary, "check", "--rules-only", "--", (list[2] as { command: string }).command]];
-      spawnSync("hyperfine", ["-N", "--warmup", String(warmup), "--runs", String(runs), ...commands.map(quoted)], { stdio: "inherit", env, cwd });
+      const commands = [
+        [noop],
+        [binary, "--version"],
+        [binary, "check", "--rules-only", "--", (list[0] as { command: string }).command],
+        [binary, "check", "--rules-only", "--", (list[2] as { command: string }).command],
+      ];
+      spawnSync("hyperfine", ["-N", "--warmup", String(warmup), "--runs", String(runs), ...commands.map(quoted)], {
+        stdio: "inherit",
+        env,
+        cwd,
+      });
     }
   }
 
   const modelBench = join(import.meta.dir, "model.ts");
   if (existsSync(modelBench)) {
-    const model = (await import(modelBench)) as { main?: (context: { binary: string; noop: string; env: Record<string, string>; cwd: string; runs: number; warmup: number }) => Promise<void> };
+    const model = (await import(modelBench)) as {
+      main?: (context: {
+        binary: string;
+        noop: string;
+        env: Record<string, string>;
+        cwd: string;
+        runs: number;
+        warmup: number;
+      }) => Promise<void>;
+    };
     await model.main?.({ binary, noop, env, cwd, runs, warmup });
   }
 }

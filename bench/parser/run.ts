@@ -98,7 +98,9 @@ function inProcess(): void {
   let errors = 0;
   for (const r of rows) if (!parseCommandLine(r).ok) errors++;
   const ms = performance.now() - t0;
-  console.log(`shared corpus: ${rows.length} commands in ${ms.toFixed(0)} ms (${((ms * 1000) / rows.length).toFixed(1)} µs each), ${errors} parse errors`);
+  console.log(
+    `shared corpus: ${rows.length} commands in ${ms.toFixed(0)} ms (${((ms * 1000) / rows.length).toFixed(1)} µs each), ${errors} parse errors`,
+  );
 }
 
 type Binary = { label: string; path: string; arg: string };
@@ -107,7 +109,10 @@ function build(dir: string, label: string, source: string, arg: string): Binary 
   const entry = join(dir, `${label}.ts`);
   writeFileSync(entry, source);
   const out = join(dir, label);
-  const r = Bun.spawnSync([BUN, "build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out], { stderr: "pipe", stdout: "pipe" });
+  const r = Bun.spawnSync([BUN, "build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out], {
+    stderr: "pipe",
+    stdout: "pipe",
+  });
   if (r.exitCode !== 0) {
     console.log(`(${label}: build failed: ${r.stderr.toString().trim().split("\n").at(-1)})`);
     return undefined;
@@ -134,10 +139,24 @@ function startup(): void {
     if (CANDIDATES !== undefined) {
       const mod = (name: string) => join(resolve(CANDIDATES), name);
       if (existsSync(mod("mvdan-sh"))) {
-        add(build(dir, "mvdan-sh", `import sh from ${JSON.stringify(mod("mvdan-sh"))};\nconst p = sh.syntax.NewParser();\nconst f = p.Parse(process.argv[2] ?? "", "x");\nconsole.log(f.Stmts.length);\n`, line));
+        add(
+          build(
+            dir,
+            "mvdan-sh",
+            `import sh from ${JSON.stringify(mod("mvdan-sh"))};\nconst p = sh.syntax.NewParser();\nconst f = p.Parse(process.argv[2] ?? "", "x");\nconsole.log(f.Stmts.length);\n`,
+            line,
+          ),
+        );
       }
       if (existsSync(mod("just-bash"))) {
-        add(build(dir, "just-bash", `import { parse } from ${JSON.stringify(mod("just-bash"))};\nconsole.log(parse(process.argv[2] ?? "").statements.length);\n`, line));
+        add(
+          build(
+            dir,
+            "just-bash",
+            `import { parse } from ${JSON.stringify(mod("just-bash"))};\nconsole.log(parse(process.argv[2] ?? "").statements.length);\n`,
+            line,
+          ),
+        );
       }
     }
     const samples = new Map<string, number[]>(bins.map((b) => [b.label, []]));

@@ -29,7 +29,8 @@ export function readSet(path = join(import.meta.dir, "set.txt")): Row[] {
     .forEach((line, i) => {
       if (line.trim() === "" || line.startsWith("#")) return;
       const [cls, expect, command, reason] = line.split("\t");
-      if (!cls || (expect !== "c" && expect !== "o") || !command || !reason) throw new Error(`set.txt line ${i + 1}: want CLASS<TAB>c|o<TAB>COMMAND<TAB>REASON`);
+      if (!cls || (expect !== "c" && expect !== "o") || !command || !reason)
+        throw new Error(`set.txt line ${i + 1}: want CLASS<TAB>c|o<TAB>COMMAND<TAB>REASON`);
       rows.push({ cls, expect, command: command.replaceAll("\\n", "\n"), reason, at: i + 1 });
     });
   return rows;
@@ -80,7 +81,8 @@ export function buildFixture(): { root: string; home: string; project: string } 
   writeFileSync(join(project, "package.json"), `${JSON.stringify(PACKAGE, null, 2)}\n`);
   writeFileSync(join(project, "Makefile"), MAKEFILE);
   writeFileSync(join(project, "justfile"), JUSTFILE);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: project, stdio: "ignore", env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: project, stdio: "ignore", env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1" } });
   git("init", "-q");
   git("add", "src/app.ts", "README.md", "config/defaults.toml", "package.json", "Makefile", "justfile");
   git("-c", "user.email=x@example.com", "-c", "user.name=x", "commit", "-qm", "fixture");
@@ -93,7 +95,16 @@ export function buildFixture(): { root: string; home: string; project: string } 
   return { root, home, project };
 }
 
-export type Tally = { c: number; cAllowed: number; cFlagged: number; cPassed: number; o: number; oFlagged: number; oAllowed: number; oPassed: number };
+export type Tally = {
+  c: number;
+  cAllowed: number;
+  cFlagged: number;
+  cPassed: number;
+  o: number;
+  oFlagged: number;
+  oAllowed: number;
+  oPassed: number;
+};
 const empty = (): Tally => ({ c: 0, cAllowed: 0, cFlagged: 0, cPassed: 0, o: 0, oFlagged: 0, oAllowed: 0, oPassed: 0 });
 
 function add(t: Tally, row: Row, verdict: Verdict): void {
@@ -135,7 +146,11 @@ if (import.meta.main) {
   try {
     for (const row of rows) {
       if (only && row.cls !== only) continue;
-      const answer = answerCommandByRules(row.command, { cwd: fixture.project, projectRoot: fixture.project, home: fixture.home, tmpdir: "/tmp" }, policy);
+      const answer = answerCommandByRules(
+        row.command,
+        { cwd: fixture.project, projectRoot: fixture.project, home: fixture.home, tmpdir: "/tmp" },
+        policy,
+      );
       const verdict: Verdict = answer.parsed ? answer.verdict : "ask";
       const why = answer.parsed ? answer.line : `cannot parse: ${answer.error}`;
       for (const key of [row.cls, "all"]) {
@@ -145,7 +160,9 @@ if (import.meta.main) {
       }
       const miss = row.expect === "c" ? verdict === "allow" || verdict === "pass" : verdict === "ask" || verdict === "deny";
       if (list === "all" || (list === "miss" && miss)) {
-        listed.push(`${row.cls}\t${row.expect}\t${verdict}\t${JSON.stringify(row.command)}\t${why.replaceAll(fixture.home, "~").slice(0, 160)}`);
+        listed.push(
+          `${row.cls}\t${row.expect}\t${verdict}\t${JSON.stringify(row.command)}\t${why.replaceAll(fixture.home, "~").slice(0, 160)}`,
+        );
       }
     }
   } finally {

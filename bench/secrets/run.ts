@@ -24,7 +24,10 @@ console.log(`false positives: ${changed.length}/${NEAR_MISSES.length} near-misse
 for (const c of changed) console.log(`  ${c.kind}: ${c.text} -> ${redact(c.text)}`);
 
 const shapes: [string, (n: number) => string][] = [
-  ["realistic command line", (n) => "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 curl -u a:b https://x/ ".repeat(Math.ceil(n / 80)).slice(0, n)],
+  [
+    "realistic command line",
+    (n) => "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 curl -u a:b https://x/ ".repeat(Math.ceil(n / 80)).slice(0, n),
+  ],
   ["one long word", (n) => "A".repeat(n)],
   ["names without values", (n) => "TOKEN_".repeat(n / 6)],
   ["unterminated quotes after names", (n) => 'TOKEN="x '.repeat(n / 9)],

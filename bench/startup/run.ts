@@ -85,8 +85,20 @@ function casesFor(path: string, label: string): Case[] {
     { name: `${label} policy show (default + repo layer)`, argv: [path, "policy", "show"], cwd: repo, env },
     { name: `${label} check --rules-only -- git status`, argv: [path, "check", "--rules-only", "--", "git", "status"], cwd: repo, env },
     { name: `${label} hook claude (PreToolUse, git status)`, argv: [path, "hook", "claude"], cwd: repo, env, stdin: payload },
-    { name: `${label} hook claude, no layer (default only)`, argv: [path, "hook", "claude"], cwd: plain, env, stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)) },
-    { name: `${label} hook claude, user layer of 50 rules`, argv: [path, "hook", "claude"], cwd: plain, env: userEnv, stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)) },
+    {
+      name: `${label} hook claude, no layer (default only)`,
+      argv: [path, "hook", "claude"],
+      cwd: plain,
+      env,
+      stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)),
+    },
+    {
+      name: `${label} hook claude, user layer of 50 rules`,
+      argv: [path, "hook", "claude"],
+      cwd: plain,
+      env: userEnv,
+      stdin: payload.replace(JSON.stringify(repo), JSON.stringify(plain)),
+    },
   ];
 }
 

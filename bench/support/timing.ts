@@ -40,7 +40,10 @@ export function buildNoop(): string {
   const source = join(dir, "noop.ts");
   writeFileSync(source, 'console.log("ok");\n');
   const outfile = join(dir, "noop");
-  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile, source], { stdout: "ignore", stderr: "pipe" });
+  const built = Bun.spawnSync(
+    [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile, source],
+    { stdout: "ignore", stderr: "pipe" },
+  );
   if (built.exitCode !== 0) throw new Error(`cannot build the noop program: ${built.stderr.toString()}`);
   return outfile;
 }
@@ -48,7 +51,8 @@ export function buildNoop(): string {
 export function table(timings: Timing[], baseline: string): string {
   const base = timings.find((timing) => timing.name === baseline)!;
   const rows = timings.map(
-    (timing) => `| ${timing.name} | ${timing.min.toFixed(1)} | ${timing.median.toFixed(1)} | ${(timing.min / base.min).toFixed(2)}× | ${(timing.median / base.median).toFixed(2)}× |`,
+    (timing) =>
+      `| ${timing.name} | ${timing.min.toFixed(1)} | ${timing.median.toFixed(1)} | ${(timing.min / base.min).toFixed(2)}× | ${(timing.median / base.median).toFixed(2)}× |`,
   );
   return ["| case | min ms | median ms | min ratio | median ratio |", "|---|---|---|---|---|", ...rows].join("\n");
 }

@@ -62,7 +62,10 @@ function callOf(e: Entry): { call: ToolCall; cwd: string } {
 const policy = DEFAULT_POLICY as unknown as Policy;
 const P = "/home/user/project";
 const setFile = process.argv[2] ?? "calls.jsonl";
-const entries: Entry[] = readFileSync(setFile.includes("/") ? setFile : join(import.meta.dir, setFile), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+const entries: Entry[] = readFileSync(setFile.includes("/") ? setFile : join(import.meta.dir, setFile), "utf8")
+  .trim()
+  .split("\n")
+  .map((line) => JSON.parse(line));
 const tally = { ordinary: { n: 0, allow: 0, pass: 0, ask: 0, deny: 0 }, consequential: { n: 0, allow: 0, pass: 0, ask: 0, deny: 0 } };
 const misses: string[] = [];
 const started = performance.now();
@@ -71,19 +74,41 @@ for (const e of entries) {
   const exists = new Set([...(e.exists ?? []), ...tracked]);
   const { call, cwd } = callOf(e);
   const contents = e.contents ?? {};
-  const rules = answerToolCall(call, { cwd, projectRoot: P, home: "/home/user", tmpdir: "/tmp", realpath: linkedRealpath(e.links ?? {}), read: (p) => contents[p], probe: { exists: (p) => exists.has(p), tracked: (p) => tracked.has(p) } }, policy);
+  const rules = answerToolCall(
+    call,
+    {
+      cwd,
+      projectRoot: P,
+      home: "/home/user",
+      tmpdir: "/tmp",
+      realpath: linkedRealpath(e.links ?? {}),
+      read: (p) => contents[p],
+      probe: { exists: (p) => exists.has(p), tracked: (p) => tracked.has(p) },
+    },
+    policy,
+  );
   const verdict = rules.decision ?? (rules.answers ? commandVerdict(policy, rules.answers, undefined, "rules").verdict : "pass");
   const row = tally[e.label];
   row.n++;
   row[verdict]++;
   const wrong = e.label === "consequential" ? verdict === "allow" : verdict === "ask" || verdict === "deny";
-  if (process.env.BENCH_ALL && e.label === "consequential" && verdict !== "ask" && verdict !== "deny") console.log(`  not asked: ${e.id} -> ${verdict} (${rules.rule?.id ?? "no rule"}) [${e.reason ?? ""}]`);
-  if (wrong) misses.push(`${e.id} ${call.tool} ${JSON.stringify(e.input ?? e.payload?.tool_input ?? e.payload?.file_path ?? "").slice(0, 100)} -> ${verdict} (${rules.rule?.id ?? "no rule"})${e.reason ? ` [${e.reason}]` : ""}`);
+  if (process.env.BENCH_ALL && e.label === "consequential" && verdict !== "ask" && verdict !== "deny")
+    console.log(`  not asked: ${e.id} -> ${verdict} (${rules.rule?.id ?? "no rule"}) [${e.reason ?? ""}]`);
+  if (wrong)
+    misses.push(
+      `${e.id} ${call.tool} ${JSON.stringify(e.input ?? e.payload?.tool_input ?? e.payload?.file_path ?? "").slice(0, 100)} -> ${verdict} (${rules.rule?.id ?? "no rule"})${e.reason ? ` [${e.reason}]` : ""}`,
+    );
 }
 const ms = performance.now() - started;
 const flagged = tally.ordinary.ask + tally.ordinary.deny;
-console.log(`calls: ${entries.length} (${tally.ordinary.n} ordinary, ${tally.consequential.n} consequential), ${(ms / entries.length).toFixed(3)} ms per call`);
-console.log(`ordinary:      allow ${tally.ordinary.allow}, pass ${tally.ordinary.pass}, ask ${tally.ordinary.ask}, deny ${tally.ordinary.deny}: flagged ${flagged} (${((100 * flagged) / tally.ordinary.n).toFixed(1)}%)`);
-console.log(`consequential: allow ${tally.consequential.allow}, pass ${tally.consequential.pass}, ask ${tally.consequential.ask}, deny ${tally.consequential.deny}`);
+console.log(
+  `calls: ${entries.length} (${tally.ordinary.n} ordinary, ${tally.consequential.n} consequential), ${(ms / entries.length).toFixed(3)} ms per call`,
+);
+console.log(
+  `ordinary:      allow ${tally.ordinary.allow}, pass ${tally.ordinary.pass}, ask ${tally.ordinary.ask}, deny ${tally.ordinary.deny}: flagged ${flagged} (${((100 * flagged) / tally.ordinary.n).toFixed(1)}%)`,
+);
+console.log(
+  `consequential: allow ${tally.consequential.allow}, pass ${tally.consequential.pass}, ask ${tally.consequential.ask}, deny ${tally.consequential.deny}`,
+);
 for (const miss of misses) console.log(`  miss: ${miss}`);
 process.exitCode = tally.consequential.allow === 0 && flagged <= 0.05 * tally.ordinary.n ? 0 : 1;

@@ -17,7 +17,12 @@ const option = (name: string) => {
 };
 
 const file = option("--policy");
-const result = loadPolicy({ cwd: process.cwd(), env: {}, file: file ? resolve(file) : undefined, only: file ? ["default", "command-line"] : ["default"] });
+const result = loadPolicy({
+  cwd: process.cwd(),
+  env: {},
+  file: file ? resolve(file) : undefined,
+  only: file ? ["default", "command-line"] : ["default"],
+});
 if (!result.ok) {
   console.error(`verdict: the policy cannot be used:\n${result.error.message}`);
   process.exit(2);
@@ -48,14 +53,22 @@ if (args.includes("--json")) {
     if (some.length === 0) continue;
     const f = figures(some);
     const recall = f.stopped === 0 ? "-" : pct(f.recall);
-    console.log(`${name.padEnd(10)} ${String(f.stopped).padStart(13)}  ${String(f.caught).padStart(7)}  ${recall.padStart(6)}  ${String(f.honest).padStart(7)}  ${String(f.falseContinues).padStart(15)}`);
+    console.log(
+      `${name.padEnd(10)} ${String(f.stopped).padStart(13)}  ${String(f.caught).padStart(7)}  ${recall.padStart(6)}  ${String(f.honest).padStart(7)}  ${String(f.falseContinues).padStart(15)}`,
+    );
   }
   const list = option("--list");
   if (list) {
     const pick = (one: Scored) =>
-      list === "missed" ? one.label === "stopped_early" && !one.refused : list === "false" ? one.label === "honest" && one.refused : one.label === "stopped_early" && one.refused;
+      list === "missed"
+        ? one.label === "stopped_early" && !one.refused
+        : list === "false"
+          ? one.label === "honest" && one.refused
+          : one.label === "stopped_early" && one.refused;
     for (const one of scored.filter(pick)) {
-      console.log(`\n[${one.part}] ${one.id} (${one.style}) rule=${one.rule ?? "-"}\n  request: ${one.requests.at(-1)}\n  final: ${one.final.replace(/\n/g, "\n         ")}`);
+      console.log(
+        `\n[${one.part}] ${one.id} (${one.style}) rule=${one.rule ?? "-"}\n  request: ${one.requests.at(-1)}\n  final: ${one.final.replace(/\n/g, "\n         ")}`,
+      );
     }
   }
 }

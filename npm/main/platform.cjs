@@ -24,11 +24,16 @@ function hostTarget() {
 /** The native binary's path, or throws with what to do. */
 function binaryPath() {
   const target = hostTarget();
-  if (!target) throw new Error(`verdict has no build for ${process.platform}-${process.arch}${isMusl() ? " (musl)" : ""}; build it from source (see the verdict README)`);
+  if (!target)
+    throw new Error(
+      `verdict has no build for ${process.platform}-${process.arch}${isMusl() ? " (musl)" : ""}; build it from source (see the verdict README)`,
+    );
   try {
     return require.resolve(`${target.package}/bin/${target.exe}`);
   } catch {
-    throw new Error(`the package ${target.package}, which holds verdict for this machine, is not installed: npm may have left it out (--omit=optional, --no-optional). Install again with optional dependencies, or use the install script (see the verdict README).`);
+    throw new Error(
+      `the package ${target.package}, which holds verdict for this machine, is not installed: npm may have left it out (--omit=optional, --no-optional). Install again with optional dependencies, or use the install script (see the verdict README).`,
+    );
   }
 }
 

@@ -144,11 +144,21 @@ export async function postWithRetries(
         await Bun.sleep(wait);
         continue;
       }
-      const asked = response.headers.has("retry-after") || response.headers.has("retry-after-ms") ? ` (retry after ${Math.round(wait)} ms)` : "";
-      throw Object.assign(new AnswerError("http", `${describeStatus(response.status, parsed)}${asked}; no time left to retry after ${attempts} attempt${attempts > 1 ? "s" : ""}`), { status: response.status, attempts });
+      const asked =
+        response.headers.has("retry-after") || response.headers.has("retry-after-ms") ? ` (retry after ${Math.round(wait)} ms)` : "";
+      throw Object.assign(
+        new AnswerError(
+          "http",
+          `${describeStatus(response.status, parsed)}${asked}; no time left to retry after ${attempts} attempt${attempts > 1 ? "s" : ""}`,
+        ),
+        { status: response.status, attempts },
+      );
     }
     const more = attempts > 1 ? ` after ${attempts} attempts` : "";
-    throw Object.assign(new AnswerError("http", `${describeStatus(response.status, parsed)}${more}`), { status: response.status, attempts });
+    throw Object.assign(new AnswerError("http", `${describeStatus(response.status, parsed)}${more}`), {
+      status: response.status,
+      attempts,
+    });
   }
 }
 
@@ -196,9 +206,11 @@ function readUsage(body: Record<string, unknown>): Usage | undefined {
 
 /** Reads and checks Jev's answers against the questions asked. */
 function readJevAnswers(set: QuestionSet, body: unknown): Record<string, ModelAnswer> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AnswerError("malformed", "the answer is not a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AnswerError("malformed", "the answer is not a JSON object");
   const answers = (body as { answers?: unknown }).answers;
-  if (typeof answers !== "object" || answers === null || Array.isArray(answers)) throw new AnswerError("malformed", "the answer has no answers object");
+  if (typeof answers !== "object" || answers === null || Array.isArray(answers))
+    throw new AnswerError("malformed", "the answer has no answers object");
   const out: Record<string, ModelAnswer> = {};
   for (const [id, question] of Object.entries(set.questions) as [string, Question][]) {
     const raw = (answers as Record<string, unknown>)[id];
@@ -222,12 +234,13 @@ export async function askJev(set: QuestionSet, options: AskOptions): Promise<Mod
     if (jev.key_env && !key) throw new AnswerError("no-key", `${jev.key_env} is not set`);
     checkLimits(set.questions as Record<string, Question>);
     const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-    const posted = await postWithRetries(
-      jevUrl(options.policy, options.env),
-      jevRequest(options.policy, set),
-      headers,
-      { deadline: options.deadline, requestIdHeader: "x-typesafe-request-id", requestIds, fetch: options.fetch, signal: options.signal },
-    );
+    const posted = await postWithRetries(jevUrl(options.policy, options.env), jevRequest(options.policy, set), headers, {
+      deadline: options.deadline,
+      requestIdHeader: "x-typesafe-request-id",
+      requestIds,
+      fetch: options.fetch,
+      signal: options.signal,
+    });
     const answers = readJevAnswers(set, posted.body);
     const body = posted.body as Record<string, unknown>;
     return {
@@ -249,7 +262,15 @@ export function failure(error: unknown, started: number, requestIds: string[]): 
   const ms = performance.now() - started;
   if (error instanceof AnswerError) {
     const extra = error as AnswerError & { status?: number; attempts?: number };
-    return { ok: false, kind: error.kind, reason: error.message, status: extra.status, attempts: extra.attempts ?? (error.kind === "no-key" || error.kind === "config" ? 0 : 1), ms, requestIds };
+    return {
+      ok: false,
+      kind: error.kind,
+      reason: error.message,
+      status: extra.status,
+      attempts: extra.attempts ?? (error.kind === "no-key" || error.kind === "config" ? 0 : 1),
+      ms,
+      requestIds,
+    };
   }
   return { ok: false, kind: "malformed", reason: `unexpected: ${(error as Error)?.message ?? String(error)}`, attempts: 1, ms, requestIds };
 }

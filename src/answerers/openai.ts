@@ -37,12 +37,18 @@ const TOP_LOGPROBS = 20;
 function tokensFor(question: Question): string[] {
   if (question.kind === "choice") {
     if (question.options.length > LETTERS.length) {
-      throw new AnswerError("config", `a choice of ${question.options.length} options cannot give each a one-letter label (at most ${LETTERS.length})`);
+      throw new AnswerError(
+        "config",
+        `a choice of ${question.options.length} options cannot give each a one-letter label (at most ${LETTERS.length})`,
+      );
     }
     return question.options.map((_, index) => LETTERS[index]!);
   }
   if (question.levels.length > DIGITS.length) {
-    throw new AnswerError("config", `a score of ${question.levels.length} levels cannot give each a one-digit label (at most ${DIGITS.length})`);
+    throw new AnswerError(
+      "config",
+      `a score of ${question.levels.length} levels cannot give each a one-digit label (at most ${DIGITS.length})`,
+    );
   }
   return question.levels.map((_, index) => DIGITS[index]!);
 }
@@ -101,7 +107,11 @@ function readCompletion(body: unknown): Completion {
     const list = head.top_logprobs;
     top = [];
     for (const entry of list as { token?: unknown; logprob?: unknown }[]) {
-      if (typeof entry?.token !== "string" || typeof entry.logprob !== "number" || !Number.isFinite(entry.logprob) && entry.logprob !== -Infinity) {
+      if (
+        typeof entry?.token !== "string" ||
+        typeof entry.logprob !== "number" ||
+        (!Number.isFinite(entry.logprob) && entry.logprob !== -Infinity)
+      ) {
         throw new AnswerError("malformed", "a log-probability entry is not {token, logprob}");
       }
       top.push({ token: entry.token, logprob: entry.logprob });
@@ -115,7 +125,13 @@ function readCompletion(body: unknown): Completion {
           ...(typeof raw.usage.completion_tokens === "number" ? { output_tokens: raw.usage.completion_tokens } : {}),
         }
       : undefined;
-  return { content, top, model: typeof raw.model === "string" ? raw.model : undefined, usage, id: typeof raw.id === "string" ? raw.id : undefined };
+  return {
+    content,
+    top,
+    model: typeof raw.model === "string" ? raw.model : undefined,
+    usage,
+    id: typeof raw.id === "string" ? raw.id : undefined,
+  };
 }
 
 /** Probabilities over the labels from the first token's top log-probabilities. */
@@ -130,7 +146,10 @@ export function labelDistribution(top: { token: string; logprob: number }[], tok
   }
   const onLabels = mass.reduce((sum, p) => sum + p, 0);
   if (onLabels < MIN_LABEL_MASS * Math.min(total, 1)) {
-    const seen = top.slice(0, 3).map((entry) => JSON.stringify(entry.token)).join(", ");
+    const seen = top
+      .slice(0, 3)
+      .map((entry) => JSON.stringify(entry.token))
+      .join(", ");
     throw new AnswerError("labels", `the model's likeliest first tokens (${seen}) are not the offered labels`);
   }
   return mass.map((p) => p / onLabels);
@@ -145,9 +164,19 @@ function answerFrom(question: Question, completion: Completion, wantLogprobs: bo
     return { answer: shape(question, distribution, "model"), oneHot: false };
   }
   if (chosen === undefined) {
-    throw new AnswerError("labels", `the model answered ${JSON.stringify(completion.content.slice(0, 40))}, which is not one of the labels`);
+    throw new AnswerError(
+      "labels",
+      `the model answered ${JSON.stringify(completion.content.slice(0, 40))}, which is not one of the labels`,
+    );
   }
-  return { answer: shape(question, tokens.map((_, index) => (index === chosen ? 1 : 0)), "one-hot"), oneHot: true };
+  return {
+    answer: shape(
+      question,
+      tokens.map((_, index) => (index === chosen ? 1 : 0)),
+      "one-hot",
+    ),
+    oneHot: true,
+  };
 }
 
 function shape(question: Question, distribution: number[], source: "model" | "one-hot"): ModelAnswer {
@@ -186,7 +215,10 @@ export function isLoopbackUrl(base: string): boolean {
  * when its key_env is empty or its base URL is loopback (Ollama, llama.cpp's server, vLLM run locally take
  * none): then a set key is still sent, and a missing one is no reason to skip the model.
  */
-export function openaiKey(endpoint: { base_url: string; key_env: string }, env: Record<string, string | undefined>): { key?: string; missing?: string } {
+export function openaiKey(
+  endpoint: { base_url: string; key_env: string },
+  env: Record<string, string | undefined>,
+): { key?: string; missing?: string } {
   const key = endpoint.key_env ? env[endpoint.key_env] || undefined : undefined;
   if (key || !endpoint.key_env || isLoopbackUrl(endpoint.base_url)) return { key };
   return { missing: `${endpoint.key_env} is not set` };

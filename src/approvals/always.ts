@@ -33,7 +33,14 @@ export const EXACT_FIELD = "command_exact";
 
 /** Whether the rule language can say "exactly this command" (without it, "always" would allow more than was approved). */
 export function alwaysSupported(): boolean {
-  const probe = { id: "probe", match: { program: "true", [EXACT_FIELD]: "true" }, act: "read", undo: 0, decision: "allow", reason: "probe" };
+  const probe = {
+    id: "probe",
+    match: { program: "true", [EXACT_FIELD]: "true" },
+    act: "read",
+    undo: 0,
+    decision: "allow",
+    reason: "probe",
+  };
   return checkLayer({ rules: [probe] }).length === 0;
 }
 
@@ -44,7 +51,12 @@ export function layerFile(layer: Layer, cwd: string, env: Record<string, string 
 }
 
 export function alwaysRuleId(facts: ApprovalFacts): string {
-  const program = facts.action.program.toLowerCase().replace(/[^a-z0-9.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "command";
+  const program =
+    facts.action.program
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "command";
   return `always-${program}-${short(callKey(facts.action), 10)}`;
 }
 
@@ -57,7 +69,8 @@ export function alwaysWhere(cwd: string): string {
 export function alwaysRule(task: Task & ApprovalFacts, by: Who, policy: Policy, now: Date): Record<string, unknown> {
   const answers = task.verdict.answers as { act?: { choice?: string }; undo?: { score?: number }; load?: { score?: number } } | undefined;
   const act = answers?.act?.choice && answers.act.choice in policy.acts ? answers.act.choice : Object.keys(policy.acts)[0]!;
-  const level = (score: number | undefined) => (typeof score === "number" && Number.isFinite(score) && score >= 0 ? Math.round(score * 100) / 100 : 0);
+  const level = (score: number | undefined) =>
+    typeof score === "number" && Number.isFinite(score) && score >= 0 ? Math.round(score * 100) / 100 : 0;
   return {
     id: alwaysRuleId(task),
     match: { program: task.action.program, [EXACT_FIELD]: task.action.command, where: alwaysWhere(task.action.cwd) },
@@ -88,13 +101,20 @@ export class AlwaysError extends Error {
  * it went. Throws AlwaysError when the file cannot be read as a policy or
  * the result would not be a valid layer.
  */
-export function writeAlwaysRule(file: string, layer: Layer, rule: Record<string, unknown>, comment: string, validate: (layer: unknown) => string | undefined = layerProblem): AlwaysRule {
+export function writeAlwaysRule(
+  file: string,
+  layer: Layer,
+  rule: Record<string, unknown>,
+  comment: string,
+  validate: (layer: unknown) => string | undefined = layerProblem,
+): AlwaysRule {
   const exists = existsSync(file);
   let doc: Document;
   if (exists) {
     const text = readFileSync(file, "utf8");
     doc = parseDocument(text);
-    if (doc.errors.length > 0) throw new AlwaysError(`cannot add the rule to ${file}: it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})`);
+    if (doc.errors.length > 0)
+      throw new AlwaysError(`cannot add the rule to ${file}: it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})`);
     if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   } else {
     doc = new Document({});

@@ -49,14 +49,21 @@ export function decideTask(request: DecideRequest, options: DecideOptions): Deci
     (records) => {
       const state = fold(records);
       const settled = expiryRecords(state, now);
-      const fail = (code: DecideErrorCode, message: string, entry?: TaskEntry) => ({ append: settled, result: { ok: false as const, code, message, ...(entry ? { entry } : {}) } });
+      const fail = (code: DecideErrorCode, message: string, entry?: TaskEntry) => ({
+        append: settled,
+        result: { ok: false as const, code, message, ...(entry ? { entry } : {}) },
+      });
       const found = findTask(state, options.id);
       if ("error" in found) return fail(found.error, found.message);
       const { entry } = found;
       const status = statusOf(entry, now);
       if (status !== "open") {
         const how = entry.decision?.by ? ` by ${entry.decision.by.name}` : "";
-        return fail("ALREADY-DECIDED", `task ${short(entry.task.id)} is already ${status}${how}; a decision can be recorded only once`, entry);
+        return fail(
+          "ALREADY-DECIDED",
+          `task ${short(entry.task.id)} is already ${status}${how}; a decision can be recorded only once`,
+          entry,
+        );
       }
       const refusal = refusalFor(entry.task, options.shownDigest, request.kind);
       if (refusal) return fail(refusal.code, refusal.message, entry);
@@ -76,20 +83,30 @@ export function decideTask(request: DecideRequest, options: DecideOptions): Deci
         if (request.always) {
           if (!task.options.includes("always")) return fail("ALWAYS", `"always" was not offered for task ${short(task.id)}`, entry);
           if (!alwaysSupported()) {
-            return fail("ALWAYS", `"always" needs a rule that matches exactly one command line, and this build's rule language has no match.command_exact yet; approve with --scope run instead`, entry);
+            return fail(
+              "ALWAYS",
+              `"always" needs a rule that matches exactly one command line, and this build's rule language has no match.command_exact yet; approve with --scope run instead`,
+              entry,
+            );
           }
           if (!options.policy) return fail("ALWAYS", "the policy could not be loaded, so no rule can be written", entry);
           const layer: Layer = request.layer ?? options.policy.approvals.always_layer;
           const file = layerFile(layer, task.action.cwd, env);
           const rule = alwaysRule(task, by, options.policy, now);
           try {
-            always = writeAlwaysRule(file, layer, rule, `Added by verdict approvals approve --always (${by.name}, ${now.toISOString()}): approval task ${short(task.id)}, digest ${short(task.digest)}.`);
+            always = writeAlwaysRule(
+              file,
+              layer,
+              rule,
+              `Added by verdict approvals approve --always (${by.name}, ${now.toISOString()}): approval task ${short(task.id)}, digest ${short(task.digest)}.`,
+            );
           } catch (error) {
             if (error instanceof AlwaysError) return fail("ALWAYS", error.message, entry);
             return fail("ALWAYS", `cannot write the rule to ${file}: ${(error as Error).message}`, entry);
           }
           append.push({ kind: "policy.amended", body: { id: task.id, layer, file, rule } });
-          if (layer === "repo") warnings.push(`${file} changed: if you trusted it with verdict policy trust, trust it again, or its allow rules are ignored`);
+          if (layer === "repo")
+            warnings.push(`${file} changed: if you trusted it with verdict policy trust, trust it again, or its allow rules are ignored`);
         }
         decision = approve(task, by, { scope, ...(request.note ? { note: request.note } : {}), ...(always ? { always } : {}) }, now);
       }

@@ -65,7 +65,14 @@ export function answer(task: Task, by: Who, text: string, now: Date): Decision {
 }
 
 export function expire(task: Task, now: Date): Decision {
-  return { outcome: "expired", by: null, scope: "once", reason: `${EXPIRY_REASON} (${task.due_at})`, reviewed: task.digest, at: now.toISOString() };
+  return {
+    outcome: "expired",
+    by: null,
+    scope: "once",
+    reason: `${EXPIRY_REASON} (${task.due_at})`,
+    reviewed: task.digest,
+    at: now.toISOString(),
+  };
 }
 
 /**
@@ -76,17 +83,29 @@ export function expire(task: Task, now: Date): Decision {
  */
 export function refusalFor(task: Task, shownDigest: string | undefined, kind: "approve" | "reject" | "answer"): Refusal | undefined {
   if (!taskIntact(task)) {
-    return { code: "CALL-CHANGED", message: `task ${task.id.slice(0, 12)} changed since it was recorded: its facts no longer match its digest ${task.digest.slice(0, 12)}` };
+    return {
+      code: "CALL-CHANGED",
+      message: `task ${task.id.slice(0, 12)} changed since it was recorded: its facts no longer match its digest ${task.digest.slice(0, 12)}`,
+    };
   }
   if (shownDigest !== undefined) {
     const wanted = shownDigest.toLowerCase();
-    if (wanted.length < 8 || !/^[0-9a-f]+$/.test(wanted)) return { code: "USAGE", message: "--digest takes at least 8 hex characters of the digest you were shown" };
+    if (wanted.length < 8 || !/^[0-9a-f]+$/.test(wanted))
+      return { code: "USAGE", message: "--digest takes at least 8 hex characters of the digest you were shown" };
     if (!task.digest.startsWith(wanted)) {
-      return { code: "CALL-CHANGED", message: `the call changed since it was shown: task ${task.id.slice(0, 12)} has digest ${task.digest.slice(0, 12)}, you were shown ${wanted.slice(0, 12)}` };
+      return {
+        code: "CALL-CHANGED",
+        message: `the call changed since it was shown: task ${task.id.slice(0, 12)} has digest ${task.digest.slice(0, 12)}, you were shown ${wanted.slice(0, 12)}`,
+      };
     }
   }
-  if (kind === "answer" && task.kind !== "question") return { code: "USAGE", message: `task ${task.id.slice(0, 12)} is an approval, not a question: approve or reject it` };
-  if (kind === "approve" && task.kind === "question") return { code: "USAGE", message: `task ${task.id.slice(0, 12)} is a question: answer it with verdict approvals answer ${task.id.slice(0, 12)} TEXT` };
+  if (kind === "answer" && task.kind !== "question")
+    return { code: "USAGE", message: `task ${task.id.slice(0, 12)} is an approval, not a question: approve or reject it` };
+  if (kind === "approve" && task.kind === "question")
+    return {
+      code: "USAGE",
+      message: `task ${task.id.slice(0, 12)} is a question: answer it with verdict approvals answer ${task.id.slice(0, 12)} TEXT`,
+    };
   return undefined;
 }
 

@@ -61,7 +61,14 @@ function allowed(cover: Cover, call: Call): { append: NewRecord[]; result: HostA
   const by = describeWho(entry.decision!.by);
   return {
     append: [{ kind: "grant.used", body: { id: entry.task.id, session: call.session, call: callKey(call) } }],
-    result: { decision: "allow", reason: `approved by ${by} (scope ${scope}, task ${short(entry.task.id)})`, task: entry.task.id, digest: entry.task.digest, scope, by },
+    result: {
+      decision: "allow",
+      reason: `approved by ${by} (scope ${scope}, task ${short(entry.task.id)})`,
+      task: entry.task.id,
+      digest: entry.task.digest,
+      scope,
+      by,
+    },
   };
 }
 
@@ -102,7 +109,10 @@ export function hostAsk(input: CallInput, judgment: JudgmentLike, context: HostA
           if (status === "open") return done([], waiting(judgment.line, latest, false));
           if ((status === "rejected" || status === "expired") && !latest.told) {
             const d = latest.decision!;
-            const why = status === "expired" ? "nobody approved it before its deadline" : `${describeWho(d.by)} rejected it: ${d.reason ?? "no reason given"}`;
+            const why =
+              status === "expired"
+                ? "nobody approved it before its deadline"
+                : `${describeWho(d.by)} rejected it: ${d.reason ?? "no reason given"}`;
             return done([{ kind: "refusal.told", body: { id: latest.task.id } }], {
               decision: "deny",
               reason: `${judgment.line} — ${why} (approval task ${short(latest.task.id)}). Retrying the same command opens a new approval task.`,
@@ -124,6 +134,9 @@ export function hostAsk(input: CallInput, judgment: JudgmentLike, context: HostA
       context.lockWaitMs ?? HOOK_LOCK_WAIT_MS,
     );
   } catch (error) {
-    return { decision: "deny", reason: `${judgment.line} — it needs a person's approval, but the approvals journal cannot be used: ${(error as Error).message}` };
+    return {
+      decision: "deny",
+      reason: `${judgment.line} — it needs a person's approval, but the approvals journal cannot be used: ${(error as Error).message}`,
+    };
   }
 }

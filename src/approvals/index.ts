@@ -25,8 +25,12 @@ export function settleExpired(env: Record<string, string | undefined> = process.
   const path = journalPath(env);
   const state = fold(readJournal(path).records);
   if (overdue(state, now).length === 0) return state;
-  return transact(path, (records) => {
-    const current = fold(records);
-    return { append: expiryRecords(current, now), result: current };
-  }, () => now);
+  return transact(
+    path,
+    (records) => {
+      const current = fold(records);
+      return { append: expiryRecords(current, now), result: current };
+    },
+    () => now,
+  );
 }

@@ -139,11 +139,17 @@ export function readJournal(path: string): Journal {
         path,
         records,
         intactBytes: offset,
-        damage: { line: lineNo, offset, kind: "torn", message: `the last line is torn: ${bytes.length - offset} bytes without an end (a write cut off by a crash)` },
+        damage: {
+          line: lineNo,
+          offset,
+          kind: "torn",
+          message: `the last line is torn: ${bytes.length - offset} bytes without an end (a write cut off by a crash)`,
+        },
       };
     }
     const checked = checkLine(bytes.subarray(offset, end).toString("utf8"), records.length, prev);
-    if ("message" in checked) return { path, records, intactBytes: offset, damage: { line: lineNo, offset, kind: "broken", message: checked.message } };
+    if ("message" in checked)
+      return { path, records, intactBytes: offset, damage: { line: lineNo, offset, kind: "broken", message: checked.message } };
     records.push(checked.record);
     prev = checked.record.hash;
     offset = end + 1;
@@ -175,44 +181,51 @@ export function transact<T>(
   lockWaitMs?: number,
 ): T {
   ensurePrivateDir(dirname(path));
-  return withLock(`${path}.lock`, () => {
-    const journal = readJournal(path);
-    const repairs: NewRecord[] = [];
-    if (journal.damage?.kind === "broken") throw new JournalDamaged(path, journal.damage);
-    const behind = anchorDamage(journal, readAnchor(path));
-    if (behind) throw new JournalDamaged(path, behind);
-    const records = journal.records;
-    if (journal.damage?.kind === "torn") {
-      const torn = (readPrivate(path, 1024 * 1024 * 1024) ?? Buffer.alloc(0)).subarray(journal.intactBytes);
-      repairs.push({ kind: "journal.torn", body: { offset: journal.intactBytes, length: torn.length, base64: torn.toString("base64"), line: journal.damage.line } });
-    }
-    const { append, result } = decide(records);
-    const wanted = [...repairs, ...append];
-    if (wanted.length === 0) return result;
-    const at = now().toISOString();
-    let prev = records.at(-1)?.hash ?? GENESIS;
-    let seq = records.length;
-    const sealed: JournalRecord[] = [];
-    for (const item of wanted) {
-      const record = seal(item.kind, item.body, seq++, prev, at);
-      prev = record.hash;
-      sealed.push(record);
-    }
-    const created = !existsSync(path);
-    const fd = openPrivateAppend(path);
-    try {
-      if (journal.damage?.kind === "torn") ftruncateSync(fd, journal.intactBytes);
-      const text = sealed.map((record) => `${canonicalJson(record)}\n`).join("");
-      writeAll(fd, Buffer.from(text, "utf8"));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    if (created) syncDirectory(dirname(path));
-    const head = sealed.at(-1)!;
-    writeAnchor(path, { v: 1, seq: head.seq, hash: head.hash, at: head.at });
-    return result;
-  }, lockWaitMs);
+  return withLock(
+    `${path}.lock`,
+    () => {
+      const journal = readJournal(path);
+      const repairs: NewRecord[] = [];
+      if (journal.damage?.kind === "broken") throw new JournalDamaged(path, journal.damage);
+      const behind = anchorDamage(journal, readAnchor(path));
+      if (behind) throw new JournalDamaged(path, behind);
+      const records = journal.records;
+      if (journal.damage?.kind === "torn") {
+        const torn = (readPrivate(path, 1024 * 1024 * 1024) ?? Buffer.alloc(0)).subarray(journal.intactBytes);
+        repairs.push({
+          kind: "journal.torn",
+          body: { offset: journal.intactBytes, length: torn.length, base64: torn.toString("base64"), line: journal.damage.line },
+        });
+      }
+      const { append, result } = decide(records);
+      const wanted = [...repairs, ...append];
+      if (wanted.length === 0) return result;
+      const at = now().toISOString();
+      let prev = records.at(-1)?.hash ?? GENESIS;
+      let seq = records.length;
+      const sealed: JournalRecord[] = [];
+      for (const item of wanted) {
+        const record = seal(item.kind, item.body, seq++, prev, at);
+        prev = record.hash;
+        sealed.push(record);
+      }
+      const created = !existsSync(path);
+      const fd = openPrivateAppend(path);
+      try {
+        if (journal.damage?.kind === "torn") ftruncateSync(fd, journal.intactBytes);
+        const text = sealed.map((record) => `${canonicalJson(record)}\n`).join("");
+        writeAll(fd, Buffer.from(text, "utf8"));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      if (created) syncDirectory(dirname(path));
+      const head = sealed.at(-1)!;
+      writeAnchor(path, { v: 1, seq: head.seq, hash: head.hash, at: head.at });
+      return result;
+    },
+    lockWaitMs,
+  );
 }
 
 function syncDirectory(dir: string): void {

@@ -34,7 +34,13 @@ class LockTimeout extends Error {
   }
 }
 
-type Holder = { pid: number; host: string; token: string; at: string; /** the holder's start time, where the system says */ start?: string };
+type Holder = {
+  pid: number;
+  host: string;
+  token: string;
+  at: string /** the holder's start time, where the system says */;
+  start?: string;
+};
 
 /** When process `pid` started, in clock ticks since boot (Linux /proc), to tell a reused pid apart. */
 function processStart(pid: number): string | undefined {
@@ -51,7 +57,13 @@ function processStart(pid: number): string | undefined {
 let myStart: string | undefined | null = null;
 function me(): Holder {
   if (myStart === null) myStart = processStart(process.pid);
-  return { pid: process.pid, host: hostname(), token: crypto.randomUUID(), at: new Date().toISOString(), ...(myStart ? { start: myStart } : {}) };
+  return {
+    pid: process.pid,
+    host: hostname(),
+    token: crypto.randomUUID(),
+    at: new Date().toISOString(),
+    ...(myStart ? { start: myStart } : {}),
+  };
 }
 
 /** Publishes `holder` at `path` atomically; false when the lock is held. */

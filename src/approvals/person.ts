@@ -60,7 +60,13 @@ function outcomeOf(entry: TaskEntry, decision: Decision, via: AskOutcome["via"])
   const task = { id: entry.task.id, digest: entry.task.digest };
   const who = describeWho(decision.by);
   if (!bindsTo(decision, entry.task)) {
-    return { decision: "deny", reason: `the decision on task ${short(entry.task.id)} does not cover the call as it was shown (digest changed); refused`, task, by: decision.by, via };
+    return {
+      decision: "deny",
+      reason: `the decision on task ${short(entry.task.id)} does not cover the call as it was shown (digest changed); refused`,
+      task,
+      by: decision.by,
+      via,
+    };
   }
   if (decision.outcome === "approved" || decision.outcome === "answered") {
     return {
@@ -74,9 +80,22 @@ function outcomeOf(entry: TaskEntry, decision: Decision, via: AskOutcome["via"])
     };
   }
   if (decision.outcome === "expired") {
-    return { decision: "deny", reason: `nobody approved it before its deadline (task ${short(entry.task.id)})`, task, by: null, expired: true, via };
+    return {
+      decision: "deny",
+      reason: `nobody approved it before its deadline (task ${short(entry.task.id)})`,
+      task,
+      by: null,
+      expired: true,
+      via,
+    };
   }
-  return { decision: "deny", reason: `rejected by ${who}: ${decision.reason ?? "no reason given"} (task ${short(entry.task.id)})`, task, by: decision.by, via };
+  return {
+    decision: "deny",
+    reason: `rejected by ${who}: ${decision.reason ?? "no reason given"} (task ${short(entry.task.id)})`,
+    task,
+    by: decision.by,
+    via,
+  };
 }
 
 /** Opens a task with `build` unless one is open for the same subject, under the lock; settles overdue tasks on the way. */
@@ -97,7 +116,11 @@ function openTask(path: string, now: Date, find: (state: State) => TaskEntry | u
 }
 
 /** Waits until the task is decided, expires or is withdrawn, reading the journal whenever it changes. */
-async function waitForDecision(path: string, id: string, context: { now?: () => Date; pollMs?: number; signal?: AbortSignal }): Promise<TaskEntry | undefined> {
+async function waitForDecision(
+  path: string,
+  id: string,
+  context: { now?: () => Date; pollMs?: number; signal?: AbortSignal },
+): Promise<TaskEntry | undefined> {
   const clock = context.now ?? (() => new Date());
   let seen = "";
   let entry: TaskEntry | undefined;
@@ -120,32 +143,58 @@ async function waitForDecision(path: string, id: string, context: { now?: () => 
       if (status === "expired" && !entry.decision) {
         // Record the expiry (or find the decision that beat it) under the lock.
         const now = clock();
-        return transact(path, (records) => {
-          const state = fold(records);
-          return { append: expiryRecords(state, now), result: state.tasks.get(id) };
-        }, () => now);
+        return transact(
+          path,
+          (records) => {
+            const state = fold(records);
+            return { append: expiryRecords(state, now), result: state.tasks.get(id) };
+          },
+          () => now,
+        );
       }
       return entry;
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, context.pollMs ?? POLL_MS);
-      context.signal?.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      context.signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }
 
-function recordPromptAnswer(path: string, entry: TaskEntry, answer: PromptAnswer, context: AskContext): { entry: TaskEntry; decision: Decision } | undefined {
+function recordPromptAnswer(
+  path: string,
+  entry: TaskEntry,
+  answer: PromptAnswer,
+  context: AskContext,
+): { entry: TaskEntry; decision: Decision } | undefined {
   if (answer.kind === "later") return undefined;
   const request: DecideRequest =
     answer.kind === "approve"
-      ? { kind: "approve", scope: answer.scope, ...(answer.note ? { note: answer.note } : {}), ...(answer.always ? { always: true, layer: answer.always.layer } : {}) }
+      ? {
+          kind: "approve",
+          scope: answer.scope,
+          ...(answer.note ? { note: answer.note } : {}),
+          ...(answer.always ? { always: true, layer: answer.always.layer } : {}),
+        }
       : answer.kind === "reject"
         ? { kind: "reject", reason: answer.reason }
         : { kind: "answer", text: answer.text };
-  const result = decideTask(request, { journal: path, id: entry.task.id, shownDigest: entry.task.digest, via: "terminal", policy: context.policy, ...(context.env ? { env: context.env } : {}), ...(context.now ? { now: context.now } : {}) });
+  const result = decideTask(request, {
+    journal: path,
+    id: entry.task.id,
+    shownDigest: entry.task.digest,
+    via: "terminal",
+    policy: context.policy,
+    ...(context.env ? { env: context.env } : {}),
+    ...(context.now ? { now: context.now } : {}),
+  });
   if (result.ok) return { entry: result.entry, decision: result.decision };
   context.notify?.(`verdict: ${result.message}`);
   return undefined;
@@ -153,7 +202,11 @@ function recordPromptAnswer(path: string, entry: TaskEntry, answer: PromptAnswer
 
 /** Marks the approval a waiting call used, so a `once` approval is spent. */
 function use(path: string, entry: TaskEntry, session: string, key: string, now: Date): void {
-  transact(path, () => ({ append: [{ kind: "grant.used", body: { id: entry.task.id, session, call: key } } satisfies NewRecord], result: undefined }), () => now);
+  transact(
+    path,
+    () => ({ append: [{ kind: "grant.used", body: { id: entry.task.id, session, call: key } } satisfies NewRecord], result: undefined }),
+    () => now,
+  );
 }
 
 /** The decision on a call that the judge says needs a person, in `verdict run`. */
@@ -165,14 +218,18 @@ export async function askPerson(input: CallInput, judgment: JudgmentLike, contex
   const notify = context.notify ?? ((line: string) => process.stderr.write(`${line}\n`));
   try {
     const now = clock();
-    const standing = transact(path, (records) => {
-      const state = fold(records);
-      const settled = expiryRecords(state, now);
-      const cover = standingApproval(state, call);
-      const append: NewRecord[] = [...settled];
-      if (cover) append.push({ kind: "grant.used", body: { id: cover.entry.task.id, session: call.session, call: callKey(call) } });
-      return { append, result: cover };
-    }, () => now);
+    const standing = transact(
+      path,
+      (records) => {
+        const state = fold(records);
+        const settled = expiryRecords(state, now);
+        const cover = standingApproval(state, call);
+        const append: NewRecord[] = [...settled];
+        if (cover) append.push({ kind: "grant.used", body: { id: cover.entry.task.id, session: call.session, call: callKey(call) } });
+        return { append, result: cover };
+      },
+      () => now,
+    );
     if (standing) return { ...outcomeOf(standing.entry, standing.entry.decision!, "standing-approval"), scope: standing.scope };
 
     const budget = context.policy.approvals.prompts_per_run;
@@ -191,7 +248,13 @@ export async function askPerson(input: CallInput, judgment: JudgmentLike, contex
     );
     if (prompting && context.terminal) {
       context.budget.used++;
-      const answer = await promptApproval(context.terminal, entry, clock(), context.policy.approvals.always_layer, entry.task.kind === "approval" && entry.task.options.includes("always") && alwaysSupported());
+      const answer = await promptApproval(
+        context.terminal,
+        entry,
+        clock(),
+        context.policy.approvals.always_layer,
+        entry.task.kind === "approval" && entry.task.options.includes("always") && alwaysSupported(),
+      );
       const recorded = recordPromptAnswer(path, entry, answer, context);
       if (recorded) {
         const outcome = outcomeOf(recorded.entry, recorded.decision, "terminal");
@@ -203,18 +266,44 @@ export async function askPerson(input: CallInput, judgment: JudgmentLike, contex
     }
     return await waitOn(path, entry, call.session, callKey(call), context, notify);
   } catch (error) {
-    return { decision: "deny", reason: `it needs a person's approval, but the approvals journal cannot be used: ${(error as Error).message}`, via: "error" };
+    return {
+      decision: "deny",
+      reason: `it needs a person's approval, but the approvals journal cannot be used: ${(error as Error).message}`,
+      via: "error",
+    };
   }
 }
 
-async function waitOn(path: string, entry: TaskEntry, session: string, key: string, context: AskContext, notify: (line: string) => void): Promise<AskOutcome> {
-  notify(`verdict: waiting for a person to decide approval task ${short(entry.task.id)} (digest ${short(entry.task.digest)}, until ${entry.task.due_at}). From another shell:`);
+async function waitOn(
+  path: string,
+  entry: TaskEntry,
+  session: string,
+  key: string,
+  context: AskContext,
+  notify: (line: string) => void,
+): Promise<AskOutcome> {
+  notify(
+    `verdict: waiting for a person to decide approval task ${short(entry.task.id)} (digest ${short(entry.task.digest)}, until ${entry.task.due_at}). From another shell:`,
+  );
   for (const command of decideCommands(entry)) notify(`  ${command}`);
   const decided = await waitForDecision(path, entry.task.id, context);
-  if (!decided) return { decision: "deny", reason: `the run was cancelled while task ${short(entry.task.id)} waited`, task: { id: entry.task.id, digest: entry.task.digest }, via: "cancelled" };
-  if (decided.withdrawn) return { decision: "deny", reason: `task ${short(entry.task.id)} was withdrawn: its run ended`, task: { id: entry.task.id, digest: entry.task.digest }, via: "journal" };
+  if (!decided)
+    return {
+      decision: "deny",
+      reason: `the run was cancelled while task ${short(entry.task.id)} waited`,
+      task: { id: entry.task.id, digest: entry.task.digest },
+      via: "cancelled",
+    };
+  if (decided.withdrawn)
+    return {
+      decision: "deny",
+      reason: `task ${short(entry.task.id)} was withdrawn: its run ended`,
+      task: { id: entry.task.id, digest: entry.task.digest },
+      via: "journal",
+    };
   const outcome = outcomeOf(decided, decided.decision!, "journal");
-  if (outcome.decision === "allow" && entry.task.kind === "approval") use(path, decided, session, key, (context.now ?? (() => new Date()))());
+  if (outcome.decision === "allow" && entry.task.kind === "approval")
+    use(path, decided, session, key, (context.now ?? (() => new Date()))());
   return outcome;
 }
 
@@ -223,7 +312,11 @@ type QuestionOutcome =
   | { answered: false; reason: string; expired?: boolean; task?: { id: string; digest: string } };
 
 /** Puts a question from the assistant to a person: inline at a terminal within budget, else as a task that waits. */
-export async function askQuestion(from: { host?: string; session: string; task?: string; cwd: string }, question: string, context: AskContext): Promise<QuestionOutcome> {
+export async function askQuestion(
+  from: { host?: string; session: string; task?: string; cwd: string },
+  question: string,
+  context: AskContext,
+): Promise<QuestionOutcome> {
   const env = context.env ?? process.env;
   const path = journalPath(env);
   const clock = context.now ?? (() => new Date());
@@ -237,7 +330,9 @@ export async function askQuestion(from: { host?: string; session: string; task?:
       now,
       () => undefined,
       (state) => {
-        const n = state.order.filter((e) => e.task.kind === "question" && e.task.session === from.session && e.task.action.question === question).length;
+        const n = state.order.filter(
+          (e) => e.task.kind === "question" && e.task.session === from.session && e.task.action.question === question,
+        ).length;
         return questionTask(origin, question, { openedAt: now, dueAt: dueAt(context.policy, now), batched: !prompting, n });
       },
     );
@@ -254,7 +349,8 @@ export async function askQuestion(from: { host?: string; session: string; task?:
     }
     const task = { id: entry.task.id, digest: entry.task.digest };
     const d = decided?.decision;
-    if (!d) return { answered: false, reason: decided?.withdrawn ? "the run ended before anyone answered" : "cancelled while waiting", task };
+    if (!d)
+      return { answered: false, reason: decided?.withdrawn ? "the run ended before anyone answered" : "cancelled while waiting", task };
     if (d.outcome === "answered" && d.by && bindsTo(d, decided!.task)) return { answered: true, text: d.text ?? "", by: d.by, task };
     if (d.outcome === "expired") return { answered: false, reason: "nobody answered before the deadline", expired: true, task };
     return { answered: false, reason: d.reason ?? "declined to answer", task };

@@ -73,7 +73,13 @@ const APPROVAL_KEYS: Record<string, Scope | "always" | "reject" | "later"> = {
 };
 
 /** Puts an approval task to the person at `terminal`. */
-export async function promptApproval(terminal: Terminal, entry: TaskEntry, now: Date, alwaysLayer: Layer, alwaysOffered: boolean): Promise<PromptAnswer> {
+export async function promptApproval(
+  terminal: Terminal,
+  entry: TaskEntry,
+  now: Date,
+  alwaysLayer: Layer,
+  alwaysOffered: boolean,
+): Promise<PromptAnswer> {
   const lines = new Lines(terminal);
   try {
     return await approvalAnswer(lines, terminal.output, entry, now, alwaysLayer, alwaysOffered);
@@ -82,9 +88,23 @@ export async function promptApproval(terminal: Terminal, entry: TaskEntry, now: 
   }
 }
 
-async function approvalAnswer(lines: Lines, out: NodeJS.WritableStream, entry: TaskEntry, now: Date, alwaysLayer: Layer, alwaysOffered: boolean): Promise<PromptAnswer> {
+async function approvalAnswer(
+  lines: Lines,
+  out: NodeJS.WritableStream,
+  entry: TaskEntry,
+  now: Date,
+  alwaysLayer: Layer,
+  alwaysOffered: boolean,
+): Promise<PromptAnswer> {
   out.write(`\nverdict: this call needs your decision\n${renderTask(entry, now).join("\n")}\n`);
-  const choices = ["[y] once", "[t] this task", "[r] this run", ...(alwaysOffered ? [`[a] always, in ${alwaysWhere(entry.task.action.cwd)} (rule in the ${alwaysLayer} policy)`] : []), "[n] reject", "[l] later"];
+  const choices = [
+    "[y] once",
+    "[t] this task",
+    "[r] this run",
+    ...(alwaysOffered ? [`[a] always, in ${alwaysWhere(entry.task.action.cwd)} (rule in the ${alwaysLayer} policy)`] : []),
+    "[n] reject",
+    "[l] later",
+  ];
   for (let tries = 0; tries < 3; tries++) {
     const line = await lines.ask(`${choices.join("  ")}: `);
     if (line === undefined) return { kind: "later" };
@@ -110,7 +130,7 @@ async function approvalAnswer(lines: Lines, out: NodeJS.WritableStream, entry: T
 export async function promptQuestion(terminal: Terminal, entry: TaskEntry, now: Date): Promise<PromptAnswer> {
   terminal.output.write(`\nverdict: the assistant asks you\n${renderTask(entry, now).join("\n")}\n`);
   const lines = new Lines(terminal);
-  const line = await lines.ask("your answer (empty to decline, \"later\" to answer from another shell): ");
+  const line = await lines.ask('your answer (empty to decline, "later" to answer from another shell): ');
   lines.close();
   if (line === undefined || line.trim().toLowerCase() === "later") return { kind: "later" };
   if (line.trim() === "") return { kind: "reject", reason: "declined to answer" };

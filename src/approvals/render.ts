@@ -10,7 +10,8 @@ import { describeWho, type Decision } from "./decision.ts";
 import { short } from "./digest.ts";
 import { statusOf, type TaskEntry } from "./state.ts";
 
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+const HIDDEN =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
 
 /** `text` with hiding characters made visible; newlines and tabs as \n and \t so one line stays one line. */
 export function visible(text: string): string {
@@ -36,7 +37,10 @@ export function relative(ms: number): string {
 export function describeDecision(decision: Decision): string {
   const parts = [`${decision.outcome} by ${describeWho(decision.by)} at ${decision.at}`];
   if (decision.outcome === "approved") parts.push(`scope ${decision.scope}`);
-  if (decision.always) parts.push(`always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)${decision.always.where ? `, applies to this command in ${decision.always.where} and the folders inside it` : ""}`);
+  if (decision.always)
+    parts.push(
+      `always: rule ${decision.always.rule_id} in ${decision.always.file} (${decision.always.layer} layer)${decision.always.where ? `, applies to this command in ${decision.always.where} and the folders inside it` : ""}`,
+    );
   if (decision.note) parts.push(`note ${JSON.stringify(decision.note)}`);
   if (decision.reason) parts.push(`reason ${JSON.stringify(decision.reason)}`);
   if (decision.text !== undefined) parts.push(`answer ${JSON.stringify(decision.text)}`);
@@ -65,7 +69,9 @@ export function renderTask(entry: TaskEntry, now: Date): string[] {
   const t = entry.task;
   const status = statusOf(entry, now);
   const due = Date.parse(t.due_at) - now.getTime();
-  const lines = [`task ${short(t.id)}  ${t.kind}  ${status}${status === "open" ? ` (waits ${relative(due)} more, until ${t.due_at})` : ""}${t.batched ? "  [batched]" : ""}`];
+  const lines = [
+    `task ${short(t.id)}  ${t.kind}  ${status}${status === "open" ? ` (waits ${relative(due)} more, until ${t.due_at})` : ""}${t.batched ? "  [batched]" : ""}`,
+  ];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(9)} ${value}`);
   row("summary", t.summary);
   if (t.kind === "approval") {
@@ -90,7 +96,8 @@ export function renderTask(entry: TaskEntry, now: Date): string[] {
   row("digest", t.digest);
   row("id", t.id);
   if (entry.decision) row("decided", describeDecision(entry.decision));
-  else if (status === "expired") row("decided", "expired: nobody decided before its deadline (recorded the next time verdict touches the journal)");
+  else if (status === "expired")
+    row("decided", "expired: nobody decided before its deadline (recorded the next time verdict touches the journal)");
   else if (status === "withdrawn") row("decided", "withdrawn: its run ended before anyone decided");
   if (entry.used > 0) row("used", `${entry.used} call${entry.used === 1 ? "" : "s"} let through by this approval`);
   return lines;
@@ -100,8 +107,14 @@ export function renderTask(entry: TaskEntry, now: Date): string[] {
 export function decideCommands(entry: TaskEntry): string[] {
   const id = short(entry.task.id);
   if (entry.task.kind === "question") return [`verdict approvals answer ${id} "TEXT"`, `verdict approvals reject ${id} --reason "TEXT"`];
-  const always = entry.task.options.includes("always") ? [`  (--always also writes a rule allowing exactly this command in ${alwaysWhere(entry.task.action.cwd)} and the folders inside it)`] : [];
-  return [`verdict approvals approve ${id} [--scope once|task|run]${always.length ? " [--always]" : ""} [--note TEXT]`, ...always, `verdict approvals reject ${id} --reason "TEXT"`];
+  const always = entry.task.options.includes("always")
+    ? [`  (--always also writes a rule allowing exactly this command in ${alwaysWhere(entry.task.action.cwd)} and the folders inside it)`]
+    : [];
+  return [
+    `verdict approvals approve ${id} [--scope once|task|run]${always.length ? " [--always]" : ""} [--note TEXT]`,
+    ...always,
+    `verdict approvals reject ${id} --reason "TEXT"`,
+  ];
 }
 
 /** One line of a listing. */

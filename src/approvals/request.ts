@@ -23,11 +23,18 @@ export async function requestCall(command: string, options: RequestOptions): Pro
   if (!loaded.ok) return { ok: false, message: `the policy cannot be loaded: ${loaded.error.message}` };
   const judgment = await judgeCommand({ command, cwd: options.cwd, host: options.host, event: "approvals-request", env }, loaded.loaded);
   const base = { ok: true as const, verdict: judgment.verdict, line: judgment.line };
-  if (judgment.verdict === "deny") return { ...base, allowed: false, reason: `${judgment.line} — the policy denies it, and no approval overrides a deny` };
+  if (judgment.verdict === "deny")
+    return { ...base, allowed: false, reason: `${judgment.line} — the policy denies it, and no approval overrides a deny` };
   const input = { command, cwd: options.cwd, host: options.host, ...(options.session ? { session: options.session } : {}) };
   if (!options.wait) {
     const result = hostAsk(input, judgment, { policy: loaded.loaded.policy, env });
-    return { ...base, allowed: result.decision === "allow", reason: result.reason, ...(result.task ? { task: result.task, digest: result.digest } : {}), ...(result.decision === "allow" ? { by: result.by } : {}) };
+    return {
+      ...base,
+      allowed: result.decision === "allow",
+      reason: result.reason,
+      ...(result.task ? { task: result.task, digest: result.digest } : {}),
+      ...(result.decision === "allow" ? { by: result.by } : {}),
+    };
   }
   const terminal = process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined;
   const controller = new AbortController();
@@ -35,8 +42,20 @@ export async function requestCall(command: string, options: RequestOptions): Pro
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const outcome = await askPerson(input, judgment, { policy: loaded.loaded.policy, env, ...(terminal ? { terminal } : {}), budget: { used: 0 }, signal: controller.signal });
-    return { ...base, allowed: outcome.decision === "allow", reason: outcome.reason, ...(outcome.task ? { task: outcome.task.id, digest: outcome.task.digest } : {}), ...(outcome.by !== undefined ? { by: outcome.by } : {}) };
+    const outcome = await askPerson(input, judgment, {
+      policy: loaded.loaded.policy,
+      env,
+      ...(terminal ? { terminal } : {}),
+      budget: { used: 0 },
+      signal: controller.signal,
+    });
+    return {
+      ...base,
+      allowed: outcome.decision === "allow",
+      reason: outcome.reason,
+      ...(outcome.task ? { task: outcome.task.id, digest: outcome.task.digest } : {}),
+      ...(outcome.by !== undefined ? { by: outcome.by } : {}),
+    };
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

@@ -105,7 +105,8 @@ export type Found = { entry: TaskEntry } | { error: "NOT-FOUND" | "AMBIGUOUS"; m
 /** The task whose id starts with `prefix` (at least 4 hex characters). */
 export function findTask(state: State, prefix: string): Found {
   const wanted = prefix.trim().toLowerCase();
-  if (!/^[0-9a-f]{4,64}$/.test(wanted)) return { error: "NOT-FOUND", message: `${JSON.stringify(prefix)} is not a task id (4 to 64 hex characters)` };
+  if (!/^[0-9a-f]{4,64}$/.test(wanted))
+    return { error: "NOT-FOUND", message: `${JSON.stringify(prefix)} is not a task id (4 to 64 hex characters)` };
   const matches = state.order.filter((entry) => entry.task.id.startsWith(wanted));
   if (matches.length === 0) return { error: "NOT-FOUND", message: `no approval task ${wanted}` };
   if (matches.length > 1) return { error: "AMBIGUOUS", message: `${wanted} names ${matches.length} tasks; give more of the id` };

@@ -103,7 +103,9 @@ export function actionKey(action: ApprovalFacts["action"]): string {
 
 /** The key of a task's subject: its call, or its question. */
 function subjectKey(facts: TaskFacts): string {
-  return facts.kind === "approval" ? actionKey(facts.action) : digestOf(DOMAIN.call, { question: facts.action.question, cwd: facts.action.cwd });
+  return facts.kind === "approval"
+    ? actionKey(facts.action)
+    : digestOf(DOMAIN.call, { question: facts.action.question, cwd: facts.action.cwd });
 }
 
 /** The digest a decision is bound to: SHA-256 over the canonical JSON of the recorded facts only. */
@@ -139,7 +141,9 @@ export function approvalTask(call: Call, verdict: ShownVerdict, before: PriorCal
     n: timing.n,
     action: maskedAction(call),
     verdict: stripUndefined({ ...verdict, line: redact(verdict.line) }),
-    before: before.slice(-BEFORE_KEPT).map((prior) => ({ command: redact(prior.command.slice(0, BEFORE_CHARS)), outcome: redact(prior.outcome) })),
+    before: before
+      .slice(-BEFORE_KEPT)
+      .map((prior) => ({ command: redact(prior.command.slice(0, BEFORE_CHARS)), outcome: redact(prior.outcome) })),
     options,
   };
   return sealTask(facts);

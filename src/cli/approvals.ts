@@ -5,7 +5,18 @@
  * command's data).
  */
 import { jsonDocument } from "./json.ts";
-import { decideTask, journalPath, readAnchor, readJournal, settleExpired, verifyJournal, type DecideRequest, type DecideResult, type State, type TaskEntry } from "../approvals/index.ts";
+import {
+  decideTask,
+  journalPath,
+  readAnchor,
+  readJournal,
+  settleExpired,
+  verifyJournal,
+  type DecideRequest,
+  type DecideResult,
+  type State,
+  type TaskEntry,
+} from "../approvals/index.ts";
 import { fold } from "../approvals/state.ts";
 import { describeDecision, decideCommands, listLine, renderTask } from "../approvals/render.ts";
 import { findTask, statusOf } from "../approvals/state.ts";
@@ -20,7 +31,14 @@ import { USAGE_EXIT } from "./common.ts";
  * assistant approving itself, so approve, reject and answer refuse to run in such a shell. This is a
  * speed bump, not a wall (an assistant can unset them): see docs/approvals.md.
  */
-export const ASSISTANT_SHELL_MARKERS = ["CLAUDECODE", "GEMINI_CLI", "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "VERDICT_RUN_CALL"];
+export const ASSISTANT_SHELL_MARKERS = [
+  "CLAUDECODE",
+  "GEMINI_CLI",
+  "CODEX_THREAD_ID",
+  "CODEX_SANDBOX",
+  "CODEX_SANDBOX_NETWORK_DISABLED",
+  "VERDICT_RUN_CALL",
+];
 
 const EXIT = { ok: 0, damaged: 1, usage: USAGE_EXIT, callChanged: 5, already: 3, always: 4, notFound: 15 } as const;
 
@@ -50,7 +68,9 @@ be written, 15 no such task.`;
 type Parsed = { positional: string[]; flags: Map<string, string | true> };
 
 const OPTIONS: OptionSpec = {
-  ...Object.fromEntries(["scope", "layer", "note", "reason", "digest", "host", "session", "cwd"].map((name) => [name, { type: "string" as const }])),
+  ...Object.fromEntries(
+    ["scope", "layer", "note", "reason", "digest", "host", "session", "cwd"].map((name) => [name, { type: "string" as const }]),
+  ),
   ...Object.fromEntries(["json", "always", "all", "wait"].map((name) => [name, { type: "boolean" as const }])),
   help: { type: "boolean", short: "h" },
 };
@@ -96,7 +116,9 @@ function entryJson(entry: TaskEntry, now: Date): Record<string, unknown> {
 function current(now: Date): State {
   const journal = readJournal(journalPath());
   if (journal.damage?.kind === "broken") {
-    console.error(`verdict: warning: the approvals journal ${journal.path} is damaged at line ${journal.damage.line} (${journal.damage.message}); showing the records before it, and nothing can be decided (verdict approvals verify)`);
+    console.error(
+      `verdict: warning: the approvals journal ${journal.path} is damaged at line ${journal.damage.line} (${journal.damage.message}); showing the records before it, and nothing can be decided (verdict approvals verify)`,
+    );
     return fold(journal.records);
   }
   return settleExpired(process.env, now);
@@ -116,17 +138,42 @@ function list(all: boolean, json: boolean): number {
     human.push("", `waiting in the batch of ${run} (its prompt budget is used):`);
     human.push(...batched.filter((e) => e.task.session === run).map((e) => `  ${listLine(e, now)}`));
   }
-  if (entries.some((e) => statusOf(e, now) === "open")) human.push("", "verdict approvals show ID   to see a task; approve ID or reject ID --reason TEXT to decide it");
+  if (entries.some((e) => statusOf(e, now) === "open"))
+    human.push("", "verdict approvals show ID   to see a task; approve ID or reject ID --reason TEXT to decide it");
   const anchor = readAnchor(journalPath());
-  if (anchor) human.push("", `journal head: record ${anchor.seq}, ${anchor.hash.slice(0, 16)} (note it: verdict approvals verify checks the journal against it)`);
-  return emit(json, { command: "list", exit: 0, message: `${entries.length} task${entries.length === 1 ? "" : "s"}`, data: { tasks: entries.map((e) => entryJson(e, now)), anchor: anchor ?? null } }, human);
+  if (anchor)
+    human.push(
+      "",
+      `journal head: record ${anchor.seq}, ${anchor.hash.slice(0, 16)} (note it: verdict approvals verify checks the journal against it)`,
+    );
+  return emit(
+    json,
+    {
+      command: "list",
+      exit: 0,
+      message: `${entries.length} task${entries.length === 1 ? "" : "s"}`,
+      data: { tasks: entries.map((e) => entryJson(e, now)), anchor: anchor ?? null },
+    },
+    human,
+  );
 }
 
 function show(id: string, json: boolean): number {
   const now = new Date();
   const state = current(now);
   const found = findTask(state, id);
-  if ("error" in found) return emit(json, { command: "show", exit: found.error === "NOT-FOUND" ? EXIT.notFound : EXIT.usage, message: found.message, code: found.error, fix: ["verdict approvals list --all"] }, []);
+  if ("error" in found)
+    return emit(
+      json,
+      {
+        command: "show",
+        exit: found.error === "NOT-FOUND" ? EXIT.notFound : EXIT.usage,
+        message: found.message,
+        code: found.error,
+        fix: ["verdict approvals list --all"],
+      },
+      [],
+    );
   const { entry } = found;
   const human = renderTask(entry, now);
   if (statusOf(entry, now) === "open") human.push("", "To decide:", ...decideCommands(entry).map((c) => `  ${c}`));
@@ -136,15 +183,37 @@ function show(id: string, json: boolean): number {
 function decided(command: string, result: DecideResult, json: boolean): number {
   if (!result.ok) {
     const exit =
-      result.code === "NOT-FOUND" ? EXIT.notFound : result.code === "ALREADY-DECIDED" ? EXIT.already : result.code === "CALL-CHANGED" ? EXIT.callChanged : result.code === "ALWAYS" ? EXIT.always : EXIT.usage;
-    const fix = result.code === "NOT-FOUND" ? ["verdict approvals list --all"] : result.entry ? [`verdict approvals show ${short(result.entry.task.id)}`] : undefined;
+      result.code === "NOT-FOUND"
+        ? EXIT.notFound
+        : result.code === "ALREADY-DECIDED"
+          ? EXIT.already
+          : result.code === "CALL-CHANGED"
+            ? EXIT.callChanged
+            : result.code === "ALWAYS"
+              ? EXIT.always
+              : EXIT.usage;
+    const fix =
+      result.code === "NOT-FOUND"
+        ? ["verdict approvals list --all"]
+        : result.entry
+          ? [`verdict approvals show ${short(result.entry.task.id)}`]
+          : undefined;
     return emit(json, { command, exit, message: result.message, code: result.code, ...(fix ? { fix } : {}) }, []);
   }
   const { entry, decision } = result;
   const what = entry.task.kind === "approval" ? entry.task.action.command : entry.task.action.question;
   const human = [`${decision.outcome} task ${short(entry.task.id)}: ${JSON.stringify(what)}`, `  ${describeDecision(decision)}`];
   for (const warning of result.warnings) human.push(`  warning: ${warning}`);
-  return emit(json, { command, exit: 0, message: `${decision.outcome} task ${short(entry.task.id)}`, data: { id: entry.task.id, digest: entry.task.digest, decision, warnings: result.warnings } }, human);
+  return emit(
+    json,
+    {
+      command,
+      exit: 0,
+      message: `${decision.outcome} task ${short(entry.task.id)}`,
+      data: { id: entry.task.id, digest: entry.task.digest, decision, warnings: result.warnings },
+    },
+    human,
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -177,13 +246,17 @@ export async function main(argv: string[]): Promise<number> {
   const want = (n: number, what: string) => (args.length === n ? undefined : usage(`${sub} takes ${what}`));
   const marker = ASSISTANT_SHELL_MARKERS.find((name) => process.env[name]);
   if (marker && (sub === "approve" || sub === "reject" || sub === "answer")) {
-    return emit(json, {
-      command: sub,
-      exit: EXIT.usage,
-      message: `this shell belongs to an AI assistant (${marker} is set): a decision must come from a person, in a shell of their own`,
-      code: "ASSISTANT-SHELL",
-      fix: ["run the same command in a terminal that no assistant started"],
-    }, []);
+    return emit(
+      json,
+      {
+        command: sub,
+        exit: EXIT.usage,
+        message: `this shell belongs to an AI assistant (${marker} is set): a decision must come from a person, in a shell of their own`,
+        code: "ASSISTANT-SHELL",
+        fix: ["run the same command in a terminal that no assistant started"],
+      },
+      [],
+    );
   }
 
   try {
@@ -213,27 +286,71 @@ export async function main(argv: string[]): Promise<number> {
         let policy;
         if (flags.has("--always")) {
           const loaded = loadPolicy({ cwd: process.cwd(), env: process.env });
-          if (!loaded.ok) return emit(json, { command: "approve", exit: EXIT.always, message: `the policy cannot be loaded, so no rule can be written: ${loaded.error.message}`, code: "ALWAYS" }, []);
+          if (!loaded.ok)
+            return emit(
+              json,
+              {
+                command: "approve",
+                exit: EXIT.always,
+                message: `the policy cannot be loaded, so no rule can be written: ${loaded.error.message}`,
+                code: "ALWAYS",
+              },
+              [],
+            );
           policy = loaded.loaded.policy;
         }
-        return decided("approve", decideTask(request, { journal: journalPath(), id: args[0]!, via: "command-line", ...(value("--digest") ? { shownDigest: value("--digest")! } : {}), ...(policy ? { policy } : {}) }), json);
+        return decided(
+          "approve",
+          decideTask(request, {
+            journal: journalPath(),
+            id: args[0]!,
+            via: "command-line",
+            ...(value("--digest") ? { shownDigest: value("--digest")! } : {}),
+            ...(policy ? { policy } : {}),
+          }),
+          json,
+        );
       }
       case "reject": {
         const bad = want(1, "one task id");
         if (bad !== undefined) return bad;
         const reason = value("--reason");
         if (!reason?.trim()) return usage("reject needs --reason TEXT (the assistant is told it)");
-        return decided("reject", decideTask({ kind: "reject", reason }, { journal: journalPath(), id: args[0]!, via: "command-line", ...(value("--digest") ? { shownDigest: value("--digest")! } : {}) }), json);
+        return decided(
+          "reject",
+          decideTask(
+            { kind: "reject", reason },
+            {
+              journal: journalPath(),
+              id: args[0]!,
+              via: "command-line",
+              ...(value("--digest") ? { shownDigest: value("--digest")! } : {}),
+            },
+          ),
+          json,
+        );
       }
       case "request": {
         if (args.length === 0) return usage("request takes the command after --");
         const host = value("--host") ?? "cli";
         if (!/^[a-z][a-z0-9-]*$/.test(host)) return usage("--host is a lowercase name such as codex or cli");
         const { requestCall } = await import("../approvals/request.ts");
-        const done = await requestCall(args.join(" "), { wait: flags.has("--wait"), host, ...(value("--session") ? { session: value("--session")! } : {}), cwd: value("--cwd") ?? process.cwd() });
+        const done = await requestCall(args.join(" "), {
+          wait: flags.has("--wait"),
+          host,
+          ...(value("--session") ? { session: value("--session")! } : {}),
+          cwd: value("--cwd") ?? process.cwd(),
+        });
         if (!done.ok) return emit(json, { command: "request", exit: EXIT.usage, message: done.message, code: "POLICY" }, []);
         const exit = done.allowed ? 0 : 1;
-        const data = { allowed: done.allowed, reason: done.reason, verdict: done.verdict, line: done.line, ...(done.task ? { task: done.task, digest: done.digest } : {}), ...(done.by !== undefined ? { by: done.by } : {}) };
+        const data = {
+          allowed: done.allowed,
+          reason: done.reason,
+          verdict: done.verdict,
+          line: done.line,
+          ...(done.task ? { task: done.task, digest: done.digest } : {}),
+          ...(done.by !== undefined ? { by: done.by } : {}),
+        };
         if (json) return emit(true, { command: "request", exit, message: done.reason, data }, []);
         (done.allowed ? console.log : console.error)(`verdict: ${done.allowed ? "allowed" : "not allowed"}: ${done.reason}`);
         return exit;
@@ -247,7 +364,17 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const err = error as Error;
     const damaged = err.name === "JournalDamaged";
-    return emit(json, { command: sub, exit: damaged ? EXIT.damaged : EXIT.usage, message: err.message, code: damaged ? "JOURNAL-DAMAGED" : "ERROR", ...(damaged ? { fix: ["verdict approvals verify"] } : {}) }, []);
+    return emit(
+      json,
+      {
+        command: sub,
+        exit: damaged ? EXIT.damaged : EXIT.usage,
+        message: err.message,
+        code: damaged ? "JOURNAL-DAMAGED" : "ERROR",
+        ...(damaged ? { fix: ["verdict approvals verify"] } : {}),
+      },
+      [],
+    );
   }
   return usage(`unknown approvals command ${JSON.stringify(sub)}`);
 }
@@ -255,18 +382,49 @@ export async function main(argv: string[]): Promise<number> {
 function verify(json: boolean): number {
   const report = verifyJournal(journalPath());
   const human: string[] = [];
-  for (const torn of report.tornKept) human.push(`note: record ${torn.seq} keeps a torn write of ${torn.length} bytes found at line ${torn.line} (a crash mid-write; kept, not dropped)`);
+  for (const torn of report.tornKept)
+    human.push(
+      `note: record ${torn.seq} keeps a torn write of ${torn.length} bytes found at line ${torn.line} (a crash mid-write; kept, not dropped)`,
+    );
   if (report.damage) {
     const d = report.damage;
     const message = `${report.path}: line ${d.line} (byte ${d.offset}) is ${d.kind === "torn" ? "torn" : "broken"}: ${d.message}`;
     const fix =
       d.kind === "torn"
         ? ["the next append keeps the torn bytes in a journal.torn record and continues the chain"]
-        : [`the ${report.records} records before line ${d.line} are intact; keep the file as evidence and move it aside to start a new journal`];
-    return emit(json, { command: "verify", exit: EXIT.damaged, message, code: d.kind === "torn" ? "JOURNAL-TORN" : "JOURNAL-BROKEN", fix, data: { path: report.path, records: report.records, damage: d, torn_kept: report.tornKept } }, human);
+        : [
+            `the ${report.records} records before line ${d.line} are intact; keep the file as evidence and move it aside to start a new journal`,
+          ];
+    return emit(
+      json,
+      {
+        command: "verify",
+        exit: EXIT.damaged,
+        message,
+        code: d.kind === "torn" ? "JOURNAL-TORN" : "JOURNAL-BROKEN",
+        fix,
+        data: { path: report.path, records: report.records, damage: d, torn_kept: report.tornKept },
+      },
+      human,
+    );
   }
   human.unshift(`ok: ${report.records} record${report.records === 1 ? "" : "s"}, hash chain intact (${report.path})`);
-  if (report.anchor) human.push(`anchor: record ${report.anchor.seq}, head ${report.anchor.hash.slice(0, 16)} (written ${report.anchor.at}); the chain agrees with it`);
-  else if (report.records > 0) human.push(`note: no anchor beside the journal (${report.path}.anchor): a journal cut at its end cannot be told from a shorter one; the next append writes one`);
-  return emit(json, { command: "verify", exit: 0, message: `${report.records} records, chain intact`, data: { path: report.path, records: report.records, torn_kept: report.tornKept, anchor: report.anchor ?? null } }, human);
+  if (report.anchor)
+    human.push(
+      `anchor: record ${report.anchor.seq}, head ${report.anchor.hash.slice(0, 16)} (written ${report.anchor.at}); the chain agrees with it`,
+    );
+  else if (report.records > 0)
+    human.push(
+      `note: no anchor beside the journal (${report.path}.anchor): a journal cut at its end cannot be told from a shorter one; the next append writes one`,
+    );
+  return emit(
+    json,
+    {
+      command: "verify",
+      exit: 0,
+      message: `${report.records} records, chain intact`,
+      data: { path: report.path, records: report.records, torn_kept: report.tornKept, anchor: report.anchor ?? null },
+    },
+    human,
+  );
 }

@@ -66,7 +66,9 @@ function parse(argv: string[]): Parsed | string {
     requests: ordered.filter((entry) => entry.name === "request").map((entry) => entry.value),
     final: values.final as string | undefined,
     // --ran and --ran-failed in the order given: the transcript's order.
-    commands: ordered.filter((entry) => entry.name !== "request").map((entry) => ({ command: entry.value, failed: entry.name === "ran-failed" })),
+    commands: ordered
+      .filter((entry) => entry.name !== "request")
+      .map((entry) => ({ command: entry.value, failed: entry.name === "ran-failed" })),
     json: values.json === true,
     rulesOnly: values["rules-only"] === true,
     policy: values.policy as string | undefined,

@@ -46,7 +46,16 @@ Exit status: 0 allow, 10 pass (no opinion: the host's own check applies),
 11 ask, 12 deny; with --stdin, the strictest verdict among the lines.
 2 means a usage or policy error.`;
 
-type Flags = { json?: boolean; "rules-only"?: boolean; stdin?: boolean; cwd?: string; policy?: string; help?: boolean; log?: boolean; "no-log"?: boolean };
+type Flags = {
+  json?: boolean;
+  "rules-only"?: boolean;
+  stdin?: boolean;
+  cwd?: string;
+  policy?: string;
+  help?: boolean;
+  log?: boolean;
+  "no-log"?: boolean;
+};
 
 export async function main(argv: string[]): Promise<number> {
   const startedAt = performance.now();
@@ -116,7 +125,14 @@ export async function main(argv: string[]): Promise<number> {
   return CHECK_EXIT[strictest];
 }
 
-async function judgeOne(command: string, cwd: string, loaded: LoadedPolicy, rulesOnly: boolean, startedAt: number, log: boolean): Promise<CommandJudgment> {
+async function judgeOne(
+  command: string,
+  cwd: string,
+  loaded: LoadedPolicy,
+  rulesOnly: boolean,
+  startedAt: number,
+  log: boolean,
+): Promise<CommandJudgment> {
   // Each --stdin line may have its own cwd: judgeCommand finds its project from there, not from where the policy was loaded.
   return judgeCommand({ command, cwd, rulesOnly, startedAt, host: "cli", event: "check", log }, loaded);
 }
@@ -180,10 +196,25 @@ function toJson(judged: CommandJudgment, command: string, cwd: string): Record<s
     verdict: judged.verdict,
     line: judged.line,
     answerer: judged.answerer,
-    act: answers ? { choice: answers.act.choice, confidence: answers.act.confidence, probabilities: answers.act.probabilities, source: answers.act.source } : null,
+    act: answers
+      ? {
+          choice: answers.act.choice,
+          confidence: answers.act.confidence,
+          probabilities: answers.act.probabilities,
+          source: answers.act.source,
+        }
+      : null,
     undo: answers ? answers.undo.score : null,
     load: answers ? answers.load.score : null,
-    rule: judged.rule ? { id: judged.rule.id, reason: judged.rule.reason, decision: judged.rule.decision ?? null, command: judged.rule.command, redirect: judged.rule.redirect ?? null } : null,
+    rule: judged.rule
+      ? {
+          id: judged.rule.id,
+          reason: judged.rule.reason,
+          decision: judged.rule.decision ?? null,
+          command: judged.rule.command,
+          redirect: judged.rule.redirect ?? null,
+        }
+      : null,
     executed: judged.executed,
     model_not_used: judged.modelNotUsed ?? null,
     rules_verdict: judged.rulesVerdict ?? null,

@@ -15,7 +15,18 @@ import { dirname, join, resolve } from "node:path";
 import { codexTrust } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
 import { EFFECT_WORDS, roundTrip, SELF_TEST_ENV } from "../hosts/roundtrip.ts";
-import { commandBinary, isPortableCommand, ownEvents, parseSettings, projectCoverage, staleMatchers, registeredCommands, selfCommand, settingsPath, type Scope } from "../hosts/settings.ts";
+import {
+  commandBinary,
+  isPortableCommand,
+  ownEvents,
+  parseSettings,
+  projectCoverage,
+  staleMatchers,
+  registeredCommands,
+  selfCommand,
+  settingsPath,
+  type Scope,
+} from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, type HostName } from "../hosts/types.ts";
 import { repositoryRoot } from "../policy/layers.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
@@ -38,7 +49,12 @@ Exit status: 0 nothing to fix; 1 something to fix (each FIX line says what); 2 u
 type Check = { ok: boolean; what: string; fix?: string };
 type HostReport = { host: HostName; found: string[]; checks: Check[] };
 
-const HOST_BINARIES: Record<HostName, string[]> = { claude: ["claude"], codex: ["codex"], gemini: ["gemini"], cursor: ["cursor", "cursor-agent"] };
+const HOST_BINARIES: Record<HostName, string[]> = {
+  claude: ["claude"],
+  codex: ["codex"],
+  gemini: ["gemini"],
+  cursor: ["cursor", "cursor-agent"],
+};
 const HOST_DIRS: Record<HostName, (home: string) => string> = {
   claude: (home) => process.env.CLAUDE_CONFIG_DIR || join(home, ".claude"),
   codex: (home) => process.env.CODEX_HOME || join(home, ".codex"),
@@ -87,8 +103,11 @@ function foldersUp(cwd: string, root: string): string[] {
 /** The settings files a session of `host` started in `cwd` loads (measured: tests/e2e/team.test.ts). */
 function loadedFiles(host: HostName, cwd: string, root: string, inRepository: boolean): Place[] {
   const places: Place[] = [{ scope: "user", file: settingsPath(host, "user", cwd) }];
-  if (host === "claude") places.push({ scope: "project", file: settingsPath(host, "project", cwd) }, { scope: "local", file: settingsPath(host, "local", cwd) });
-  else if (host === "codex") for (const dir of inRepository ? foldersUp(cwd, root) : [cwd]) places.push({ scope: "project", file: settingsPath(host, "project", dir) });
+  if (host === "claude")
+    places.push({ scope: "project", file: settingsPath(host, "project", cwd) }, { scope: "local", file: settingsPath(host, "local", cwd) });
+  else if (host === "codex")
+    for (const dir of inRepository ? foldersUp(cwd, root) : [cwd])
+      places.push({ scope: "project", file: settingsPath(host, "project", dir) });
   else if (host === "gemini") places.push({ scope: "project", file: settingsPath(host, "project", cwd) });
   else places.push({ scope: "project", file: settingsPath(host, "project", root) });
   return places;
@@ -117,12 +136,22 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
     }
     for (const entry of registeredCommands(settings)) registered.push({ ...place, event: entry.event, command: entry.command });
     const stale = staleMatchers(host, settings);
-    if (stale.length > 0) checks.push({ ok: false, what: `${place.file} registers verdict for too few tools: ${stale.join("; ")}`, fix: installHint(host, place.scope) });
+    if (stale.length > 0)
+      checks.push({
+        ok: false,
+        what: `${place.file} registers verdict for too few tools: ${stale.join("; ")}`,
+        fix: installHint(host, place.scope),
+      });
   }
   // A project hook at the repository root that this session would not load (hosts that read only the start folder).
   const coverage = projectCoverage(host, root, repository !== undefined);
   const rootFile = settingsPath(host, "project", root);
-  const unseen = resolve(cwd) !== root && !coverage.walksUp && host !== "cursor" && existsSync(rootFile) && registeredCommands(readSettings(rootFile) ?? {}).length > 0;
+  const unseen =
+    resolve(cwd) !== root &&
+    !coverage.walksUp &&
+    host !== "cursor" &&
+    existsSync(rootFile) &&
+    registeredCommands(readSettings(rootFile) ?? {}).length > 0;
   if (found.length === 0 && registered.length === 0 && !unseen) return undefined;
   if (unseen) {
     const covered = registered.length > 0;
@@ -133,7 +162,12 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
     });
   }
   if (registered.length === 0) {
-    if (!unseen) checks.push({ ok: false, what: "verdict's hook is not registered for a session started here", fix: `verdict install ${host} (or --project for this project)` });
+    if (!unseen)
+      checks.push({
+        ok: false,
+        what: "verdict's hook is not registered for a session started here",
+        fix: `verdict install ${host} (or --project for this project)`,
+      });
     return { host, found, checks };
   }
   for (const file of new Set(registered.map((r) => r.file))) {
@@ -145,7 +179,11 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
         ? { ok: true, what: `registered in ${file} for ${ownEvents(host).join(" and ")}` }
         : { ok: false, what: `registered in ${file} but not for ${missing.join(", ")}`, fix: installHint(host, scope) },
     );
-    if (scope !== "user") checks.push({ ok: true, what: `the project hook covers ${projectCoverage(host, dirname(dirname(file)), repository !== undefined).text}` });
+    if (scope !== "user")
+      checks.push({
+        ok: true,
+        what: `the project hook covers ${projectCoverage(host, dirname(dirname(file)), repository !== undefined).text}`,
+      });
     const self = selfCommand()[0];
     for (const command of new Set(here.map((r) => r.command))) {
       const named = commandBinary(command);
@@ -154,22 +192,49 @@ async function checkHost(host: HostName, cwd: string, hosts: HostsSettings): Pro
       if (!executable(binary)) {
         checks.push(
           portable
-            ? { ok: false, what: `the hook runs ${named?.includes("/") ? named : `${named} from PATH`}, which is not found here: on this machine the hook does nothing and ${HOST_TITLES[host]}'s own permission check applies`, fix: named?.includes("/") ? `${installHint(host, scope)} (from the verdict you mean to use)` : "install verdict so that it is on PATH (see the README's install section)" }
-            : { ok: false, what: `the hook runs ${binary}, which is not an executable file`, fix: `${installHint(host, scope)} (from the verdict you mean to use)` },
+            ? {
+                ok: false,
+                what: `the hook runs ${named?.includes("/") ? named : `${named} from PATH`}, which is not found here: on this machine the hook does nothing and ${HOST_TITLES[host]}'s own permission check applies`,
+                fix: named?.includes("/")
+                  ? `${installHint(host, scope)} (from the verdict you mean to use)`
+                  : "install verdict so that it is on PATH (see the README's install section)",
+              }
+            : {
+                ok: false,
+                what: `the hook runs ${binary}, which is not an executable file`,
+                fix: `${installHint(host, scope)} (from the verdict you mean to use)`,
+              },
         );
         continue;
       }
       const how = portable ? `${named} from PATH (${binary})` : binary;
-      checks.push(sameFile(binary!, self!) ? { ok: true, what: `the hook runs this binary (${how})` } : { ok: true, what: `the hook runs ${how}, not this binary (${self}); reinstall from this one if that is not meant` });
+      checks.push(
+        sameFile(binary!, self!)
+          ? { ok: true, what: `the hook runs this binary (${how})` }
+          : { ok: true, what: `the hook runs ${how}, not this binary (${self}); reinstall from this one if that is not meant` },
+      );
       const trip = await roundTrip(host, command, cwd, durationMs(hosts.hook_timeout));
       checks.push(
         trip.ok
           ? { ok: true, what: `"rm -rf ~" round-trips to a blocking decision (${EFFECT_WORDS[trip.effect] ?? trip.effect}, ${trip.ms} ms)` }
-          : { ok: false, what: `"rm -rf ~" did not round-trip to a blocking decision: it would be ${EFFECT_WORDS[trip.effect] ?? trip.effect} (exit ${trip.exitCode}, ${trip.ms} ms)${trip.stderr.trim() ? `: ${trip.stderr.trim().slice(0, 200)}` : ""}`, fix: "check the policy (verdict policy check) and the hook command" },
+          : {
+              ok: false,
+              what: `"rm -rf ~" did not round-trip to a blocking decision: it would be ${EFFECT_WORDS[trip.effect] ?? trip.effect} (exit ${trip.exitCode}, ${trip.ms} ms)${trip.stderr.trim() ? `: ${trip.stderr.trim().slice(0, 200)}` : ""}`,
+              fix: "check the policy (verdict policy check) and the hook command",
+            },
       );
     }
   }
-  if (host === "codex") checks.push(...(await codexTrustChecks(bin, cwd, root, home, registered.map((r) => r.file))));
+  if (host === "codex")
+    checks.push(
+      ...(await codexTrustChecks(
+        bin,
+        cwd,
+        root,
+        home,
+        registered.map((r) => r.file),
+      )),
+    );
   if (host === "gemini" && registered.some((r) => r.scope === "project")) checks.push(geminiTrust(home, cwd));
   return { host, found, checks };
 }
@@ -188,23 +253,40 @@ async function codexTrustChecks(bin: string | undefined, cwd: string, root: stri
     checks.push(
       level === "trusted"
         ? { ok: true, what: `Codex trusts the project ${root}, so its .codex/ layer loads` }
-        : { ok: false, what: `Codex does not trust the project ${root} (trust_level ${level ?? "unset"}), so its project hooks do not load`, fix: `trust the project when codex asks, or add [projects."${root}"] trust_level = "trusted" to ${join(codexHome, "config.toml")}` },
+        : {
+            ok: false,
+            what: `Codex does not trust the project ${root} (trust_level ${level ?? "unset"}), so its project hooks do not load`,
+            fix: `trust the project when codex asks, or add [projects."${root}"] trust_level = "trusted" to ${join(codexHome, "config.toml")}`,
+          },
     );
   }
   try {
     const hooks = await codexTrust(bin, cwd, root, codexHome);
     const ours = hooks.filter((hook) => files.some((file) => hook.key.startsWith(`${file}:`)));
-    if (ours.length === 0) checks.push({ ok: false, what: "codex does not list verdict's hooks", fix: "check that the hooks feature is on ([features] hooks) and the file is where codex reads it" });
+    if (ours.length === 0)
+      checks.push({
+        ok: false,
+        what: "codex does not list verdict's hooks",
+        fix: "check that the hooks feature is on ([features] hooks) and the file is where codex reads it",
+      });
     else {
       const untrusted = ours.filter((hook) => !hook.trusted);
       checks.push(
         untrusted.length === 0
           ? { ok: true, what: `codex trusts verdict's ${ours.length} hooks` }
-          : { ok: false, what: `codex has not trusted ${untrusted.map((h) => h.key).join(", ")} (${untrusted[0]!.status}); untrusted hooks are skipped silently`, fix: "start codex, type /hooks, and trust verdict's hooks" },
+          : {
+              ok: false,
+              what: `codex has not trusted ${untrusted.map((h) => h.key).join(", ")} (${untrusted[0]!.status}); untrusted hooks are skipped silently`,
+              fix: "start codex, type /hooks, and trust verdict's hooks",
+            },
       );
     }
   } catch (error) {
-    checks.push({ ok: false, what: `codex hook trust could not be checked: ${(error as Error).message}`, fix: "start codex and check /hooks" });
+    checks.push({
+      ok: false,
+      what: `codex hook trust could not be checked: ${(error as Error).message}`,
+      fix: "start codex and check /hooks",
+    });
   }
   return checks;
 }
@@ -214,10 +296,15 @@ function geminiTrust(home: string, cwd: string): Check {
   const trusted = readSettings(join(home, ".gemini", "trustedFolders.json")) ?? {};
   for (let dir = cwd; ; dir = dirname(dir)) {
     const value = trusted[dir];
-    if (value === "TRUST_FOLDER" || (value === "TRUST_PARENT" && dir !== cwd)) return { ok: true, what: `Gemini CLI trusts ${dir}, so project hooks load` };
+    if (value === "TRUST_FOLDER" || (value === "TRUST_PARENT" && dir !== cwd))
+      return { ok: true, what: `Gemini CLI trusts ${dir}, so project hooks load` };
     if (dirname(dir) === dir) break;
   }
-  return { ok: false, what: `${cwd} is not a trusted folder, so Gemini CLI ignores its project hooks`, fix: `trust the folder when Gemini asks, or add "${cwd}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json` };
+  return {
+    ok: false,
+    what: `${cwd} is not a trusted folder, so Gemini CLI ignores its project hooks`,
+    fix: `trust the folder when Gemini asks, or add "${cwd}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json`,
+  };
 }
 
 /** verdict's own folders and files are owner-only (0700 / 0600): others could read secrets' context or plant state. */
@@ -231,21 +318,36 @@ function privateFilesCheck(): Check {
     return { ok: false, what: `verdict's folders cannot be checked: ${(error as Error).message}` };
   }
   if (wide.length === 0) return { ok: true, what: "verdict's files and folders are owner-only" };
-  const shown = wide.slice(0, 5).map((w) => `${w.path} (${w.mode.toString(8)})`).join(", ");
+  const shown = wide
+    .slice(0, 5)
+    .map((w) => `${w.path} (${w.mode.toString(8)})`)
+    .join(", ");
   return {
     ok: false,
     what: `${wide.length} of verdict's files or folders can be read or written by others: ${shown}${wide.length > 5 ? ", ..." : ""}`,
-    fix: wide.slice(0, 5).map((w) => `chmod ${w.dir ? "700" : "600"} ${w.path}`).join("; "),
+    fix: wide
+      .slice(0, 5)
+      .map((w) => `chmod ${w.dir ? "700" : "600"} ${w.path}`)
+      .join("; "),
   };
 }
 
 /** Whether the model the policy configures answers one real question set within judge.answer_within. */
-async function modelCheck(loaded: import("../policy/index.ts").LoadedPolicy, cwd: string, env: Record<string, string | undefined>): Promise<Check> {
+async function modelCheck(
+  loaded: import("../policy/index.ts").LoadedPolicy,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Check> {
   const { policy } = loaded;
   const { selectAnswerer } = await import("../judge/judge.ts");
   const selection = selectAnswerer(policy, env);
   if ("off" in selection) {
-    if (policy.judge.answerer === "model") return { ok: false, what: `judge.answerer is model, but no model can be asked: ${selection.off}`, fix: "set the key variable, or set judge.answerer to auto or rules" };
+    if (policy.judge.answerer === "model")
+      return {
+        ok: false,
+        what: `judge.answerer is model, but no model can be asked: ${selection.off}`,
+        fix: "set the key variable, or set judge.answerer to auto or rules",
+      };
     return { ok: true, what: `no model is asked (${selection.off}); the rule engine answers` };
   }
   const provider = selection.provider;
@@ -255,12 +357,23 @@ async function modelCheck(loaded: import("../policy/index.ts").LoadedPolicy, cwd
   const limit = durationMs(policy.judge.answer_within);
   const started = performance.now();
   const options = { policy, env, deadline: started + limit };
-  const reply = provider === "jev" ? await (await import("../answerers/jev.ts")).askJev(set, options) : await (await import("../answerers/openai.ts")).askOpenAI(set, options);
+  const reply =
+    provider === "jev"
+      ? await (await import("../answerers/jev.ts")).askJev(set, options)
+      : await (await import("../answerers/openai.ts")).askOpenAI(set, options);
   const ms = Math.round(performance.now() - started);
   const where = provider === "jev" ? (await import("../answerers/jev.ts")).jevUrl(policy, env) : endpoint.base_url;
-  if (reply.ok) return { ok: true, what: `the ${provider} model ${reply.model || endpoint.model} at ${where} answered in ${ms} ms (answer_within ${policy.judge.answer_within})` };
+  if (reply.ok)
+    return {
+      ok: true,
+      what: `the ${provider} model ${reply.model || endpoint.model} at ${where} answered in ${ms} ms (answer_within ${policy.judge.answer_within})`,
+    };
   const why = reply.kind === "timeout" ? `no answer within ${policy.judge.answer_within}` : reply.reason;
-  return { ok: false, what: `the ${provider} model ${endpoint.model} at ${where} cannot be used: ${why} (${ms} ms); every judgment falls back to the rule engine`, fix: "check the endpoint, its key variable and judge.answer_within, or set judge.answerer to rules" };
+  return {
+    ok: false,
+    what: `the ${provider} model ${endpoint.model} at ${where} cannot be used: ${why} (${ms} ms); every judgment falls back to the rule engine`,
+    fix: "check the endpoint, its key variable and judge.answer_within, or set judge.answerer to rules",
+  };
 }
 
 async function policyChecks(cwd: string, file: string | undefined): Promise<{ checks: Check[]; hosts: HostsSettings }> {
@@ -268,12 +381,22 @@ async function policyChecks(cwd: string, file: string | undefined): Promise<{ ch
   const { loadPolicy } = await import("../policy/index.ts");
   const result = loadPolicy({ cwd, file });
   if (!result.ok) {
-    checks.push({ ok: false, what: `the policy cannot be used:\n${result.error.message}`, fix: "fix the policy; until then every hook answers with hosts.on_error" });
+    checks.push({
+      ok: false,
+      what: `the policy cannot be used:\n${result.error.message}`,
+      fix: "fix the policy; until then every hook answers with hosts.on_error",
+    });
     return { checks, hosts: DEFAULT_HOSTS };
   }
   const { loaded } = result;
   checks.push(privateFilesCheck());
-  checks.push({ ok: true, what: `the policy loads (${loaded.layers.filter((l) => !l.ignored).map((l) => l.name).join(" + ")}; digest ${loaded.digest})` });
+  checks.push({
+    ok: true,
+    what: `the policy loads (${loaded.layers
+      .filter((l) => !l.ignored)
+      .map((l) => l.name)
+      .join(" + ")}; digest ${loaded.digest})`,
+  });
   const { formatProblem } = await import("../policy/index.ts");
   for (const layer of loaded.ignored) {
     checks.push({
@@ -312,7 +435,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   const setup: Check[] =
     reports.length === 0
-      ? [{ ok: false, what: "no host found (Claude Code, Codex CLI, Gemini CLI, Cursor): verdict judges nothing yet", fix: "install a host, then verdict install <host>" }]
+      ? [
+          {
+            ok: false,
+            what: "no host found (Claude Code, Codex CLI, Gemini CLI, Cursor): verdict judges nothing yet",
+            fix: "install a host, then verdict install <host>",
+          },
+        ]
       : [];
   const all = [...setup, ...policyReport.checks, ...reports.flatMap((r) => r.checks)];
   const problems = all.filter((c) => !c.ok).length;

@@ -57,11 +57,16 @@ function callFromPayload(payload: Record<string, unknown>): ToolCall {
   }
   const name = payload.tool_name ?? payload.tool;
   const input = payload.tool_input ?? payload.input ?? {};
-  if (typeof name !== "string" || name === "") throw new PayloadError('the payload names no tool: give "tool_name" (a host payload) or "tool"');
+  if (typeof name !== "string" || name === "")
+    throw new PayloadError('the payload names no tool: give "tool_name" (a host payload) or "tool"');
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw new PayloadError("tool_input (or input) is not an object");
-  const mcp = typeof payload.mcp_context === "object" && payload.mcp_context !== null ? (payload.mcp_context as Record<string, unknown>) : undefined;
+  const mcp =
+    typeof payload.mcp_context === "object" && payload.mcp_context !== null ? (payload.mcp_context as Record<string, unknown>) : undefined;
   const call = toolCall(name, input as Record<string, unknown>, mcp);
-  if (!call) throw new PayloadError(`verdict does not judge the tool ${JSON.stringify(name)} (it judges the shell, file, fetch and MCP tools: ${TOOL_KINDS.join(", ")})`);
+  if (!call)
+    throw new PayloadError(
+      `verdict does not judge the tool ${JSON.stringify(name)} (it judges the shell, file, fetch and MCP tools: ${TOOL_KINDS.join(", ")})`,
+    );
   return call;
 }
 
@@ -85,7 +90,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = [...parsed.positionals, ...words];
   if (flags.tool !== undefined && command.length > 0) return usageError("give a command after -- or --tool FILE, not both", HELP);
-  if (flags.tool === undefined && command.length === 0) return usageError("nothing to explain: verdict explain -- COMMAND, or --tool PAYLOAD.json", HELP);
+  if (flags.tool === undefined && command.length === 0)
+    return usageError("nothing to explain: verdict explain -- COMMAND, or --tool PAYLOAD.json", HELP);
 
   let call: ToolCall | undefined;
   let payloadCwd: string | undefined;
@@ -97,7 +103,8 @@ export async function main(argv: string[]): Promise<number> {
     } catch (error) {
       return usageError(`cannot read the tool payload ${flags.tool}: ${(error as Error).message}`);
     }
-    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return usageError(`${flags.tool} does not hold a JSON object`);
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload))
+      return usageError(`${flags.tool} does not hold a JSON object`);
     try {
       call = callFromPayload(payload as Record<string, unknown>);
     } catch (error) {
@@ -130,8 +137,18 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function pathText(fact: { word?: string; path?: string; class?: string; exists?: boolean; tracked?: boolean }): string {
-  const disk = fact.exists === undefined ? "" : fact.exists ? (fact.tracked ? ", exists, tracked by git" : ", exists, not tracked") : ", does not exist";
-  const shown = fact.word !== undefined && fact.path !== undefined && fact.word !== fact.path ? `${fact.word} (${fact.path})` : (fact.path ?? fact.word ?? "");
+  const disk =
+    fact.exists === undefined
+      ? ""
+      : fact.exists
+        ? fact.tracked
+          ? ", exists, tracked by git"
+          : ", exists, not tracked"
+        : ", does not exist";
+  const shown =
+    fact.word !== undefined && fact.path !== undefined && fact.word !== fact.path
+      ? `${fact.word} (${fact.path})`
+      : (fact.path ?? fact.word ?? "");
   return `${shown}: ${fact.class}${disk}`;
 }
 
@@ -156,7 +173,11 @@ function answersLines(e: CommandExplanation | ToolExplanation): string[] {
     .sort((a, b) => b[1] - a[1])
     .map(([label, p]) => `${label} ${Math.round(p * 100)}%`)
     .join(", ");
-  return [`  act: ${acts} (${e.answers.act.source})`, `  undo: ${e.answers.undo.score.toFixed(2)}`, `  load: ${e.answers.load.score.toFixed(2)}`];
+  return [
+    `  act: ${acts} (${e.answers.act.source})`,
+    `  undo: ${e.answers.undo.score.toFixed(2)}`,
+    `  load: ${e.answers.load.score.toFixed(2)}`,
+  ];
 }
 
 export function render(e: CommandExplanation | ToolExplanation): string {
@@ -167,10 +188,15 @@ export function render(e: CommandExplanation | ToolExplanation): string {
     else {
       out.push(e.executed.length === 0 ? "executes: nothing" : "executes:");
       e.executed.forEach((cmd, i) => {
-        out.push(`  ${i + 1}. ${cmd.argv.join(" ")}${cmd.via.length > 0 ? `   [via ${cmd.via.join(" > ")}]` : ""}${cmd.cwd ? `   [in ${cmd.cwd}]` : ""}`);
+        out.push(
+          `  ${i + 1}. ${cmd.argv.join(" ")}${cmd.via.length > 0 ? `   [via ${cmd.via.join(" > ")}]` : ""}${cmd.cwd ? `   [in ${cmd.cwd}]` : ""}`,
+        );
         for (const path of cmd.paths) out.push(`     path ${pathText(path)}`);
-        for (const r of cmd.redirects) out.push(`     redirect ${r.op} ${pathText(r)}${r.rules.length > 0 ? `; rules: ${r.rules.join(", ")}` : ""}`);
-        out.push(`     rules matching: ${cmd.rules.length > 0 ? cmd.rules.join(", ") : "none"}${cmd.answered_by ? `; answered by ${cmd.answered_by}` : ""}`);
+        for (const r of cmd.redirects)
+          out.push(`     redirect ${r.op} ${pathText(r)}${r.rules.length > 0 ? `; rules: ${r.rules.join(", ")}` : ""}`);
+        out.push(
+          `     rules matching: ${cmd.rules.length > 0 ? cmd.rules.join(", ") : "none"}${cmd.answered_by ? `; answered by ${cmd.answered_by}` : ""}`,
+        );
         if (cmd.nearest.length > 0) out.push("     nearest not matching:", ...nearestText(cmd.nearest));
       });
     }
@@ -178,8 +204,13 @@ export function render(e: CommandExplanation | ToolExplanation): string {
     out.push(`tool: ${e.tool}`, `cwd: ${e.cwd}`, "", "parts:");
     e.parts.forEach((part, i) => {
       out.push(`  ${i + 1}. ${part.does}`);
-      if (part.path !== undefined) out.push(`     path ${pathText(part)}${part.written_as ? ` (written as ${part.written_as})` : ""}${part.change ? `; ${part.change}` : ""}`);
-      out.push(`     rules matching: ${part.rules.length > 0 ? part.rules.join(", ") : "none"}${part.answered_by ? `; answered by ${part.answered_by}` : ""}`);
+      if (part.path !== undefined)
+        out.push(
+          `     path ${pathText(part)}${part.written_as ? ` (written as ${part.written_as})` : ""}${part.change ? `; ${part.change}` : ""}`,
+        );
+      out.push(
+        `     rules matching: ${part.rules.length > 0 ? part.rules.join(", ") : "none"}${part.answered_by ? `; answered by ${part.answered_by}` : ""}`,
+      );
       if (part.nearest.length > 0) out.push("     nearest not matching:", ...nearestText(part.nearest));
     });
   }

@@ -42,7 +42,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const host = parsed.positionals[0];
-  if (!isHostName(host) || parsed.positionals.length > 1) return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
+  if (!isHostName(host) || parsed.positionals.length > 1)
+    return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
 
   let answered = false;
   let kind: EventKind = "unknown";
@@ -70,7 +71,11 @@ export async function main(argv: string[]): Promise<number> {
     } catch {
       // the host closed the pipe; nothing more can be said
     }
-    const note = outcome.error ? `verdict hook ${host}: ${outcome.error}` : process.env.VERDICT_DEBUG ? `verdict hook ${host}: ${outcome.decision}: ${outcome.line}` : "";
+    const note = outcome.error
+      ? `verdict hook ${host}: ${outcome.error}`
+      : process.env.VERDICT_DEBUG
+        ? `verdict hook ${host}: ${outcome.decision}: ${outcome.line}`
+        : "";
     if (note) {
       try {
         writeSync(2, note + "\n");
@@ -102,7 +107,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!watchdog) return;
     const why = `no answer within hosts.respond_within (${settings.respond_within})`;
     // A little before the main thread's own timer: starting a process on a busy machine costs too.
-    watchdog.arm(Math.max(0, deadlineMs(settings) - 150), fallbackReply(host, kind, why, settings).reply.stdout ?? "", `verdict hook ${host}: ${why}`);
+    watchdog.arm(
+      Math.max(0, deadlineMs(settings) - 150),
+      fallbackReply(host, kind, why, settings).reply.stdout ?? "",
+      `verdict hook ${host}: ${why}`,
+    );
   };
   let timer = setTimeout(onDeadline, deadlineMs(settings));
   armWatchdog();

@@ -10,7 +10,18 @@ import { DEFAULT_HOSTS } from "../hosts/hook.ts";
 import { trustNotes } from "../hosts/notes.ts";
 import { EFFECT_WORDS, roundTrip } from "../hosts/roundtrip.ts";
 import { repositoryRoot } from "../policy/layers.ts";
-import { hookCommand, LOCAL_SCOPE_HOSTS, planInstall, portableHookCommand, projectCoverage, settingsPath, SettingsError, userBinary, type Plan, type Scope } from "../hosts/settings.ts";
+import {
+  hookCommand,
+  LOCAL_SCOPE_HOSTS,
+  planInstall,
+  portableHookCommand,
+  projectCoverage,
+  settingsPath,
+  SettingsError,
+  userBinary,
+  type Plan,
+  type Scope,
+} from "../hosts/settings.ts";
 import { HOST_NAMES, HOST_TITLES, isHostName, type HostName } from "../hosts/types.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
@@ -60,7 +71,8 @@ export function parseArgs(argv: string[], help: string, options: { bin: boolean 
   if (values.bin === "") return "--bin needs a path";
   const bin = typeof values.bin === "string" ? [values.bin] : undefined;
   if (!isHostName(host)) return `name a host: ${HOST_NAMES.join(", ")}${host ? ` (got ${host})` : ""}\n${help}`;
-  if (scope === "local" && !LOCAL_SCOPE_HOSTS.includes(host)) return `--local: ${HOST_TITLES[host]} has no personal settings file inside a project; use --project or the user's settings`;
+  if (scope === "local" && !LOCAL_SCOPE_HOSTS.includes(host))
+    return `--local: ${HOST_TITLES[host]} has no personal settings file inside a project; use --project or the user's settings`;
   return { host, scope, dryRun: values["dry-run"] === true, bin };
 }
 
@@ -69,9 +81,15 @@ async function hostsSettings(cwd: string): Promise<{ hosts: HostsSettings; warni
     const { loadPolicy } = await import("../policy/index.ts");
     const result = loadPolicy({ cwd });
     if (result.ok) return { hosts: result.loaded.policy.hosts };
-    return { hosts: DEFAULT_HOSTS, warning: `the policy cannot be used, so the default hook settings are written:\n${result.error.message}` };
+    return {
+      hosts: DEFAULT_HOSTS,
+      warning: `the policy cannot be used, so the default hook settings are written:\n${result.error.message}`,
+    };
   } catch (error) {
-    return { hosts: DEFAULT_HOSTS, warning: `the policy cannot be loaded (${(error as Error).message}); the default hook settings are written` };
+    return {
+      hosts: DEFAULT_HOSTS,
+      warning: `the policy cannot be loaded (${(error as Error).message}); the default hook settings are written`,
+    };
   }
 }
 
@@ -133,11 +151,16 @@ export async function main(argv: string[]): Promise<number> {
   }
   const existing = readIfExists(file);
   if (existing !== undefined && STRICT_JSON_HOSTS.includes(args.host) && !strictJson(existing)) {
-    console.error(`verdict: ${file} has comments or trailing commas; verdict keeps them, but ${HOST_TITLES[args.host]} reads only plain JSON and ignores the whole file (measured on Claude Code 2.1.332): remove them.`);
+    console.error(
+      `verdict: ${file} has comments or trailing commas; verdict keeps them, but ${HOST_TITLES[args.host]} reads only plain JSON and ignores the whole file (measured on Claude Code 2.1.332): remove them.`,
+    );
   }
   let plan: Plan;
   try {
-    plan = planInstall(args.host, existing, file, command, { timeoutMs: durationMs(hosts.hook_timeout), maxContinues: hosts.max_continues });
+    plan = planInstall(args.host, existing, file, command, {
+      timeoutMs: durationMs(hosts.hook_timeout),
+      maxContinues: hosts.max_continues,
+    });
   } catch (error) {
     if (error instanceof SettingsError) {
       return render(new CliError(error.message, { exit: 1, cause: error }));
@@ -162,14 +185,20 @@ export async function main(argv: string[]): Promise<number> {
   }
   for (const note of trustNotes(args.host, args.scope, file, root)) console.log(`  ${note}`);
   if (args.scope === "project" && !args.bin && !Bun.which("verdict")) {
-    console.error(`verdict: verdict is not on PATH here, so this hook does nothing on this machine (the host's own permission check applies). Put verdict on PATH (see the README's install section), then run verdict doctor.`);
+    console.error(
+      `verdict: verdict is not on PATH here, so this hook does nothing on this machine (the host's own permission check applies). Put verdict on PATH (see the README's install section), then run verdict doctor.`,
+    );
     return 1;
   }
   const check = await roundTrip(args.host, command, cwd, durationMs(hosts.hook_timeout));
   if (check.ok) {
-    console.log(`  Checked: a ${args.host} payload for "rm -rf ~" through the hook was ${EFFECT_WORDS[check.effect] ?? check.effect} (${check.ms} ms).`);
+    console.log(
+      `  Checked: a ${args.host} payload for "rm -rf ~" through the hook was ${EFFECT_WORDS[check.effect] ?? check.effect} (${check.ms} ms).`,
+    );
     return 0;
   }
-  console.error(`verdict: the installed hook did not block "rm -rf ~": it was ${EFFECT_WORDS[check.effect] ?? check.effect} (exit ${check.exitCode}${check.stderr ? `; ${check.stderr.trim().slice(0, 300)}` : ""}). Run verdict doctor.`);
+  console.error(
+    `verdict: the installed hook did not block "rm -rf ~": it was ${EFFECT_WORDS[check.effect] ?? check.effect} (exit ${check.exitCode}${check.stderr ? `; ${check.stderr.trim().slice(0, 300)}` : ""}). Run verdict doctor.`,
+  );
   return 1;
 }

@@ -20,7 +20,12 @@ export function snakeKeys(value: unknown, data = false): unknown {
   if (Array.isArray(value)) return value.map((item) => snakeKeys(item));
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Date) return value.toISOString();
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [data ? key : snakeKey(key), snakeKeys(item, DATA_MAPS.has(key))]));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+      data ? key : snakeKey(key),
+      snakeKeys(item, DATA_MAPS.has(key)),
+    ]),
+  );
 }
 
 /** A --json document: schema_version first, then the object's own keys in snake_case. */

@@ -102,7 +102,9 @@ function percent(part: number, whole: number): string {
 function renderStats(stats: Stats): string {
   if (stats.decisions === 0) return `no decisions yet in ${decisionLogPath()}`;
   const out: string[] = [];
-  out.push(`${stats.decisions} decisions (${stats.commands} commands${stats.tools > 0 ? `, ${stats.tools} of them tool calls` : ""}, ${stats.turns} turn ends), ${stats.first} to ${stats.last}`);
+  out.push(
+    `${stats.decisions} decisions (${stats.commands} commands${stats.tools > 0 ? `, ${stats.tools} of them tool calls` : ""}, ${stats.turns} turn ends), ${stats.first} to ${stats.last}`,
+  );
   out.push("");
   out.push("Command verdicts by act:");
   const verdicts = ["allow", "pass", "ask", "deny"];
@@ -111,7 +113,11 @@ function renderStats(stats: Stats): string {
     out.push(`  ${act.padEnd(10)}${verdicts.map((verdict) => String(row[verdict] ?? 0).padStart(7)).join("")}`);
   }
   if (stats.turns > 0) {
-    out.push(`Turn ends: ${Object.entries(stats.turnVerdicts).map(([verdict, count]) => `${verdict} ${count}`).join(", ")}`);
+    out.push(
+      `Turn ends: ${Object.entries(stats.turnVerdicts)
+        .map(([verdict, count]) => `${verdict} ${count}`)
+        .join(", ")}`,
+    );
   }
   out.push("");
   out.push(
@@ -123,7 +129,10 @@ function renderStats(stats: Stats): string {
   out.push(`Model latency: ${renderPercentiles(stats.modelLatency)}; cache hits ${stats.cacheHits}`);
   out.push(`Judgment latency: ${renderPercentiles(stats.judgmentLatency)}`);
   if (stats.inputTokens > 0) out.push(`Input tokens: ${stats.inputTokens}`);
-  if (stats.agreement.of > 0) out.push(`Rules agreed with the model: ${stats.agreement.same} of ${stats.agreement.of} (${percent(stats.agreement.same, stats.agreement.of)})`);
+  if (stats.agreement.of > 0)
+    out.push(
+      `Rules agreed with the model: ${stats.agreement.same} of ${stats.agreement.of} (${percent(stats.agreement.same, stats.agreement.of)})`,
+    );
   out.push("");
   out.push(`Fallbacks to the rules: ${stats.fallbacks.count}${stats.fallbacks.count ? "" : " (none)"}`);
   for (const [kind, { count, reasons }] of Object.entries(stats.fallbacks.byKind).sort((a, b) => b[1].count - a[1].count)) {

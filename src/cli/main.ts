@@ -50,7 +50,11 @@ async function main(argv: string[]): Promise<number> {
   if (!command) {
     const { nearest } = await import("../policy/suggest.ts");
     const suggestion = nearest(name, Object.keys(COMMANDS));
-    return render(new CliError(`unknown command ${JSON.stringify(name)}.${suggestion ? ` Did you mean verdict ${suggestion}?` : ""} Run verdict --help for the list.`));
+    return render(
+      new CliError(
+        `unknown command ${JSON.stringify(name)}.${suggestion ? ` Did you mean verdict ${suggestion}?` : ""} Run verdict --help for the list.`,
+      ),
+    );
   }
   const module = await command.load();
   return module.main(rest);

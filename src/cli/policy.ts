@@ -93,14 +93,17 @@ function load(file: string | undefined, cwd: string, alone = false, proving = fa
   }
   // An ignored layer's problems are listed whole by reportIgnored: its one-line warning would repeat them.
   const ignored = proving ? result.loaded.ignored.map((layer) => `the repository policy ${layer.file} is ignored`) : [];
-  for (const warning of result.loaded.warnings) if (!ignored.some((start) => warning.startsWith(start))) console.error(`verdict: warning: ${warning}`);
+  for (const warning of result.loaded.warnings)
+    if (!ignored.some((start) => warning.startsWith(start))) console.error(`verdict: warning: ${warning}`);
   return result.loaded;
 }
 
 /** The problems of untrusted layers that were ignored whole, each with its position; true when there were some. */
 function reportIgnored(loaded: LoadedPolicy): boolean {
   for (const layer of loaded.ignored) {
-    console.error(`verdict: the untrusted repository policy ${layer.file} is ignored for ${layer.problems.length === 1 ? "this problem" : `these ${layer.problems.length} problems`}:`);
+    console.error(
+      `verdict: the untrusted repository policy ${layer.file} is ignored for ${layer.problems.length === 1 ? "this problem" : `these ${layer.problems.length} problems`}:`,
+    );
     for (const problem of layer.problems) console.error(formatProblem(problem).replace(/^/gm, "  "));
   }
   return loaded.ignored.length > 0;
@@ -121,11 +124,25 @@ function show(flags: Flags, cwd: string): number {
   if (!loaded) return USAGE_EXIT;
   if (flags.json) {
     const origins = Object.fromEntries([...(loaded.origins ?? [])].map(([path, origin]) => [path, `${origin.layer}: ${origin.file}`]));
-    console.log(jsonDocument({ digest: loaded.digest, layers: loaded.layers, warnings: loaded.warnings, policy: loaded.policy, ...(flags.effective ? { origins } : {}) }, 2));
+    console.log(
+      jsonDocument(
+        {
+          digest: loaded.digest,
+          layers: loaded.layers,
+          warnings: loaded.warnings,
+          policy: loaded.policy,
+          ...(flags.effective ? { origins } : {}),
+        },
+        2,
+      ),
+    );
     return 0;
   }
   console.log(`effective policy ${loaded.digest}`);
-  for (const layer of loaded.layers) console.log(`  ${layer.name.padEnd(12)} ${layer.ignored ? "ignored  " : layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`);
+  for (const layer of loaded.layers)
+    console.log(
+      `  ${layer.name.padEnd(12)} ${layer.ignored ? "ignored  " : layer.trusted ? "trusted  " : "untrusted"} ${layer.files.join(" <- ")}`,
+    );
   if (!flags.effective) return 0;
   console.log("");
   const width = Math.min(60, Math.max(...[...(loaded.origins ?? new Map()).keys()].map((key) => key.length)));
@@ -150,10 +167,15 @@ async function test(flags: Flags, cwd: string): Promise<number> {
   const { commands, turns } = loaded.policy.examples;
   let checked = 0;
   for (const example of commands) {
-    const judged = await judgeCommand({ command: example.command, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
+    const judged = await judgeCommand(
+      { command: example.command, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false },
+      loaded,
+    );
     checked++;
     if (judged.verdict !== example.verdict) {
-      console.error(`verdict: example ${checked} does not hold: ${JSON.stringify(example.command)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`);
+      console.error(
+        `verdict: example ${checked} does not hold: ${JSON.stringify(example.command)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`,
+      );
       return 1;
     }
   }
@@ -161,7 +183,9 @@ async function test(flags: Flags, cwd: string): Promise<number> {
     const judged = await judgeTurnEnd({ requests: example.requests, final: example.final, rulesOnly, log: false }, loaded);
     checked++;
     if (judged.verdict !== example.verdict) {
-      console.error(`verdict: turn example ${checked - commands.length} does not hold: should be ${example.verdict}, got ${judged.verdict}\n  final: ${JSON.stringify(example.final.slice(0, 120))}\n  ${judged.line}`);
+      console.error(
+        `verdict: turn example ${checked - commands.length} does not hold: should be ${example.verdict}, got ${judged.verdict}\n  final: ${JSON.stringify(example.final.slice(0, 120))}\n  ${judged.line}`,
+      );
       return 1;
     }
   }
@@ -170,22 +194,32 @@ async function test(flags: Flags, cwd: string): Promise<number> {
     checked++;
     const call = toolCall(example.tool, example.input);
     if (!call) {
-      return usageError(`tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`);
+      return usageError(
+        `tool example ${checked - commands.length - turns.length}: verdict does not judge the tool ${JSON.stringify(example.tool)}`,
+      );
     }
     const judged = await judgeTool({ call, cwd: example.cwd ?? cwd, rulesOnly, event: "policy-test", log: false }, loaded);
     if (judged.verdict !== example.verdict) {
-      console.error(`verdict: tool example ${checked - commands.length - turns.length} does not hold: ${example.tool} ${JSON.stringify(example.input).slice(0, 120)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`);
+      console.error(
+        `verdict: tool example ${checked - commands.length - turns.length} does not hold: ${example.tool} ${JSON.stringify(example.input).slice(0, 120)} should be ${example.verdict}, got ${judged.verdict}\n  ${judged.line}`,
+      );
       return 1;
     }
   }
-  console.log(`${checked} examples hold (${commands.length} commands, ${turns.length} turns, ${tools.length} tool calls; ${rulesOnly ? "rule engine" : "configured answerer"})`);
+  console.log(
+    `${checked} examples hold (${commands.length} commands, ${turns.length} turns, ${tools.length} tool calls; ${rulesOnly ? "rule engine" : "configured answerer"})`,
+  );
   return 0;
 }
 
 function trustCommand(file: string | undefined, cwd: string, revoke: boolean): number {
   const target = file ? resolve(file) : repoPolicyPath(cwd);
   if (!target || !existsSync(target)) {
-    return usageError(file ? `no such policy file: ${file}` : "no repository policy (.verdict/policy.yaml) found from here up to the repository root; name the file to trust");
+    return usageError(
+      file
+        ? `no such policy file: ${file}`
+        : "no repository policy (.verdict/policy.yaml) found from here up to the repository root; name the file to trust",
+    );
   }
   const chain = readLayerChain(target);
   if (!revoke) {
@@ -211,7 +245,15 @@ function trustCommand(file: string | undefined, cwd: string, revoke: boolean): n
   }
   const digest = chainDigest(chain.files.map((part) => part.text));
   const store = trust(process.env, own, digest);
-  const extra = chain.files.length > 1 ? ` and the files it extends (${chain.files.slice(0, -1).map((part) => part.file).join(", ")})` : "";
-  console.log(`trusting ${own}${extra} at digest ${digest.slice(0, 16)}; recorded in ${store}.\nIf the file changes, it is untrusted again until you run this command once more.`);
+  const extra =
+    chain.files.length > 1
+      ? ` and the files it extends (${chain.files
+          .slice(0, -1)
+          .map((part) => part.file)
+          .join(", ")})`
+      : "";
+  console.log(
+    `trusting ${own}${extra} at digest ${digest.slice(0, 16)}; recorded in ${store}.\nIf the file changes, it is untrusted again until you run this command once more.`,
+  );
   return 0;
 }

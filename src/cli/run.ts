@@ -108,7 +108,8 @@ export async function main(argv: string[]): Promise<number> {
     set: { ...loaded.loaded.policy.task.env, VERDICT_RUN_ID: runId },
   });
   const toolEnv = scrubbed.env;
-  for (const name of scrubbed.withheld) console.error(`verdict: run: ${name} is not passed to tool calls: it names or holds a credential (or one of verdict's own keys)`);
+  for (const name of scrubbed.withheld)
+    console.error(`verdict: run: ${name} is not passed to tool calls: it names or holds a credential (or one of verdict's own keys)`);
 
   const evidence: Evidence = {
     version: 1,

@@ -43,7 +43,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const backup = writeWithBackup(file, plan.text);
-  console.log(`${HOST_TITLES[args.host]}: removed ${plan.removed} verdict hook${plan.removed === 1 ? "" : "s"} from ${file} (the old file is kept as ${backup}).`);
-  if (args.host === "codex") console.log("  Codex's trust entries for them in config.toml are left as they are; they no longer match anything.");
+  console.log(
+    `${HOST_TITLES[args.host]}: removed ${plan.removed} verdict hook${plan.removed === 1 ? "" : "s"} from ${file} (the old file is kept as ${backup}).`,
+  );
+  if (args.host === "codex")
+    console.log("  Codex's trust entries for them in config.toml are left as they are; they no longer match anything.");
   return 0;
 }

@@ -374,9 +374,21 @@ const RULES: LazyRule[] = [
     },
   })),
   // Passwords glued to short options of the tools that take them so.
-  shortOptionRule("mysql-password", ["mysql", "mariadb"], String.raw`(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlslap|mariadb|mariadb-dump|mariadb-admin)(?![\w.-])`, ["-p"], false),
+  shortOptionRule(
+    "mysql-password",
+    ["mysql", "mariadb"],
+    String.raw`(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlslap|mariadb|mariadb-dump|mariadb-admin)(?![\w.-])`,
+    ["-p"],
+    false,
+  ),
   shortOptionRule("sshpass", ["sshpass"], String.raw`(?<![\w./-])sshpass(?![\w.-])`, ["-p"], true),
-  shortOptionRule("registry-login", ["login"], String.raw`(?<![\w./-])(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|finch)(?:[ \t]{1,8}(?:registry|--?[a-z-]{1,20}(?:=\S{1,64})?))?[ \t]{1,8}login(?![\w.-])`, ["-p"], true),
+  shortOptionRule(
+    "registry-login",
+    ["login"],
+    String.raw`(?<![\w./-])(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|finch)(?:[ \t]{1,8}(?:registry|--?[a-z-]{1,20}(?:=\S{1,64})?))?[ \t]{1,8}login(?![\w.-])`,
+    ["-p"],
+    true,
+  ),
   // .netrc: machine host login user password secret.
   lazy("netrc-password", ["passw"], () => ({
     re: /(?<![\w-])(?:password|passwd)[ \t]{1,8}/g,
@@ -394,7 +406,12 @@ const RULES: LazyRule[] = [
   // Well-known token shapes, wherever they appear.
   tokenRule("github", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], "(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20}", "A-Za-z0-9"),
   tokenRule("github", ["github_pat_"], "github_pat_[A-Za-z0-9_]{20}", "A-Za-z0-9_"),
-  tokenRule("gitlab", ["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "gloas-", "glsoat-", "glagent-"], "gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
+  tokenRule(
+    "gitlab",
+    ["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "gloas-", "glsoat-", "glagent-"],
+    "gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{16}",
+    "A-Za-z0-9_-",
+  ),
   tokenRule("openai-anthropic", ["sk-"], "sk-(?:ant-|proj-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16}", "A-Za-z0-9_-"),
   tokenRule("stripe", ["_live_", "_test_"], "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16}", "A-Za-z0-9"),
   tokenRule("stripe", ["whsec_"], "whsec_[A-Za-z0-9]{24}", "A-Za-z0-9"),
@@ -406,7 +423,12 @@ const RULES: LazyRule[] = [
   tokenRule("google", ["ya29."], "ya29\\.[A-Za-z0-9_-]{20}", "A-Za-z0-9_.-"),
   tokenRule("google", ["gocspx-"], "GOCSPX-[A-Za-z0-9_-]{20}", "A-Za-z0-9_-"),
   tokenRule("google", ["1//0"], "1//0[A-Za-z0-9_-]{30}", "A-Za-z0-9_-"),
-  tokenRule("aws", ["akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"], "(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])", ""),
+  tokenRule(
+    "aws",
+    ["akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"],
+    "(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+    "",
+  ),
   tokenRule("npm", ["npm_"], "npm_[A-Za-z0-9]{36}", "A-Za-z0-9"),
   tokenRule("huggingface", ["hf_"], "hf_[A-Za-z0-9]{30}", "A-Za-z0-9"),
   tokenRule("pypi", ["pypi-"], "pypi-[A-Za-z0-9_-]{40}", "A-Za-z0-9_-"),

@@ -79,15 +79,9 @@ export function commandVerdict(
  * asked to continue) when the endings marked stopped_early together reach
  * the threshold; `pass` otherwise.
  */
-export function turnEndVerdict(
-  policy: Pick<Policy, "endings" | "judge">,
-  answers: EndingAnswers,
-  who: string,
-): Verdicted {
+export function turnEndVerdict(policy: Pick<Policy, "endings" | "judge">, answers: EndingAnswers, who: string): Verdicted {
   const probabilities = Object.entries(answers.ending.probabilities);
-  const stoppedEarly = probabilities
-    .filter(([label]) => policy.endings[label]?.stopped_early === true)
-    .reduce((sum, [, p]) => sum + p, 0);
+  const stoppedEarly = probabilities.filter(([label]) => policy.endings[label]?.stopped_early === true).reduce((sum, [, p]) => sum + p, 0);
   if (stoppedEarly >= policy.judge.thresholds.block_stop_at) {
     return {
       verdict: "deny",

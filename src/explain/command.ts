@@ -68,7 +68,14 @@ function failingFields(rule: Rule, view: View): string[] {
   const failing: string[] = [];
   for (const [field, value] of Object.entries(rule.match)) {
     if (FIELDS_NOT_TRIED.has(field) || value === undefined) continue;
-    const alone = { ...rule, match: { program: rule.match.program, ...(rule.match.options_with_value ? { options_with_value: rule.match.options_with_value } : {}), [field]: value } } as Rule;
+    const alone = {
+      ...rule,
+      match: {
+        program: rule.match.program,
+        ...(rule.match.options_with_value ? { options_with_value: rule.match.options_with_value } : {}),
+        [field]: value,
+      },
+    } as Rule;
     try {
       if (!matchesCommand(compileRule(alone, 0), { ...view, parsed: new Map(), classes: new Map() })) failing.push(field);
     } catch {
@@ -109,7 +116,10 @@ export function explainCommand(
     thresholds: thresholdsMet(policy, judgment.answers),
     ...(judgment.modelNotUsed ? { model_not_used: judgment.modelNotUsed } : {}),
   };
-  const suggest = judgment.rule && (judgment.verdict === "ask" || judgment.verdict === "deny") ? policy.rules.find((r) => r.id === judgment.rule!.id)?.suggest : undefined;
+  const suggest =
+    judgment.rule && (judgment.verdict === "ask" || judgment.verdict === "deny")
+      ? policy.rules.find((r) => r.id === judgment.rule!.id)?.suggest
+      : undefined;
   const parsed = parseCommandLine(command, { cwd });
   if (!parsed.ok) return { ...base, parsed: false, error: parsed.error, executed: [], ...(suggest ? { suggest } : {}) };
   const home = (process.env.HOME ?? "/").replace(/(.)\/+$/, "$1");
@@ -119,10 +129,15 @@ export function explainCommand(
   const commands: ExecutedCommand[] = judgment.executed.length > 0 ? judgment.executed : parsed.commands;
   const executed = commands.map((cmd) => {
     const { view } = viewOf(cmd, pipeWriters(cmd, parsed.commands), ctx, diskProbe);
-    const matching = rules.filter((rule) => rule.program && (matchesCommand(rule, view) || cmd.via.some((label) => {
-      const name = wrapperName(label);
-      return name !== undefined && matchesCommand(rule, viewOf(wrapperCommand(name, cmd), [], ctx, diskProbe).view);
-    })));
+    const matching = rules.filter(
+      (rule) =>
+        rule.program &&
+        (matchesCommand(rule, view) ||
+          cmd.via.some((label) => {
+            const name = wrapperName(label);
+            return name !== undefined && matchesCommand(rule, viewOf(wrapperCommand(name, cmd), [], ctx, diskProbe).view);
+          })),
+    );
     const operands = parseArgs(view.args, new Set(), false).operands;
     const nearest = rules
       .filter((rule) => rule.program && rule.program(view.name) && !matching.includes(rule))

@@ -22,11 +22,18 @@ export function thresholdsMet(policy: Pick<Policy, "judge" | "acts">, answers: C
   const acts = Object.entries(answers.act.probabilities);
   const isConsequential = (label: string) => policy.acts[label]?.consequential ?? true;
   const ordinary = acts.filter(([label]) => !isConsequential(label)).reduce((sum, [, p]) => sum + p, 0);
-  const [act, most] = acts.filter(([label]) => isConsequential(label)).reduce<[string | undefined, number]>((best, [label, p]) => (p > best[1] ? [label, p] : best), [undefined, 0]);
+  const [act, most] = acts
+    .filter(([label]) => isConsequential(label))
+    .reduce<[string | undefined, number]>((best, [label, p]) => (p > best[1] ? [label, p] : best), [undefined, 0]);
   const round = (n: number) => Math.round(n * 1000) / 1000;
   const undo = answers.undo.score;
   return {
-    ask_at_consequential: { threshold: t.ask_at_consequential, value: round(most), ...(act ? { act } : {}), met: most >= t.ask_at_consequential },
+    ask_at_consequential: {
+      threshold: t.ask_at_consequential,
+      value: round(most),
+      ...(act ? { act } : {}),
+      met: most >= t.ask_at_consequential,
+    },
     ask_at_undo: { threshold: t.ask_at_undo, value: round(undo), met: undo >= t.ask_at_undo },
     allow_at_ordinary: { threshold: t.allow_at_ordinary, value: round(ordinary), met: ordinary >= t.allow_at_ordinary },
     allow_undo_at_most: { threshold: t.allow_undo_at_most, value: round(undo), met: undo <= t.allow_undo_at_most },

@@ -50,11 +50,14 @@ export function explainTool(call: ToolCall, cwd: string, policy: Policy, judgmen
       ...(facts.exists !== undefined && part.path !== undefined ? { exists: facts.exists, tracked: facts.tracked } : {}),
       ...(facts.change !== undefined ? { change: facts.change } : {}),
       rules: rules.filter((rule) => matches(rule, view, facts)).map((rule) => rule.rule.id),
-      ...(judgment.parts.length > 0 && judgment.rule && judgment.parts[judgment.rule.part]?.part === part ? { answered_by: judgment.rule.id } : {}),
+      ...(judgment.parts.length > 0 && judgment.rule && judgment.parts[judgment.rule.part]?.part === part
+        ? { answered_by: judgment.rule.id }
+        : {}),
       nearest: nearestToolRules(rules, view, facts),
     };
   });
-  for (const part of parts) if (part.answered_by === undefined && part.rules[0]) (part as { answered_by?: string }).answered_by = part.rules[0];
+  for (const part of parts)
+    if (part.answered_by === undefined && part.rules[0]) (part as { answered_by?: string }).answered_by = part.rules[0];
   return {
     subject: "tool",
     tool: call.tool,

@@ -17,7 +17,9 @@ export type Env = Record<string, string | undefined>;
 
 class NoHomeError extends Error {
   constructor() {
-    super("cannot find your home directory: HOME is unset or relative and the system has no home for this account; set HOME to an absolute path");
+    super(
+      "cannot find your home directory: HOME is unset or relative and the system has no home for this account; set HOME to an absolute path",
+    );
     this.name = "NoHomeError";
   }
 }

@@ -8,7 +8,22 @@
  * verdict creates is 0600, every folder 0700; an existing file of verdict's with wider modes is
  * tightened when opened.
  */
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname } from "node:path";
 
 const FILE_MODE = 0o600;
@@ -30,7 +45,8 @@ const uid = (): number | undefined => (typeof process.getuid === "function" ? pr
 /** Checks (and tightens) one existing folder of verdict's; throws UnsafePathError when it cannot be trusted. */
 function checkPrivateDir(dir: string): void {
   const stat = lstatSync(dir);
-  if (stat.isSymbolicLink()) throw new UnsafePathError(dir, "it is a symbolic link (verdict's folders must be real folders); remove the link");
+  if (stat.isSymbolicLink())
+    throw new UnsafePathError(dir, "it is a symbolic link (verdict's folders must be real folders); remove the link");
   if (!stat.isDirectory()) throw new UnsafePathError(dir, "it is not a folder");
   const me = uid();
   if (me !== undefined && stat.uid !== me) throw new UnsafePathError(dir, `it is owned by uid ${stat.uid}, not by you (uid ${me})`);
@@ -78,7 +94,8 @@ function opened(path: string, flags: number): number {
     return openSync(path, flags | NOFOLLOW, FILE_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafePathError(path, "it is a symbolic link (verdict does not write through links); remove the link");
+    if (code === "ELOOP" || code === "EMLINK")
+      throw new UnsafePathError(path, "it is a symbolic link (verdict does not write through links); remove the link");
     throw error;
   }
 }

@@ -20,7 +20,9 @@ export const claude: Adapter = {
   command(decision, reason) {
     if (decision === "pass") return { stdout: "", exitCode: 0 };
     return {
-      stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } }),
+      stdout: JSON.stringify({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason },
+      }),
       exitCode: 0,
     };
   },

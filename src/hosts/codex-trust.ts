@@ -4,9 +4,22 @@
  */
 import { spawn } from "node:child_process";
 
-type CodexHook = { key: string; eventName?: string; trustStatus?: string; currentHash?: string; source?: string; command?: string; isManaged?: boolean };
+type CodexHook = {
+  key: string;
+  eventName?: string;
+  trustStatus?: string;
+  currentHash?: string;
+  source?: string;
+  command?: string;
+  isManaged?: boolean;
+};
 
-export function listCodexHooks(codex: string, cwd: string, env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<CodexHook[]> {
+export function listCodexHooks(
+  codex: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  timeoutMs = 20_000,
+): Promise<CodexHook[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(codex, ["app-server"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let buffer = "";
@@ -50,13 +63,17 @@ export function listCodexHooks(codex: string, cwd: string, env: Record<string, s
       }
     });
     child.stdin.on("error", () => {});
-    child.stdin.write(JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "verdict", version: "doctor" } } }) + "\n");
+    child.stdin.write(
+      JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "verdict", version: "doctor" } } }) + "\n",
+    );
   });
 }
 
 /** The config.toml lines that trust the given hooks, as /hooks writes them. */
 export function trustToml(hooks: CodexHook[]): string {
-  return hooks.map((hook) => `\n[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash ?? "")}\n`).join("");
+  return hooks
+    .map((hook) => `\n[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash ?? "")}\n`)
+    .join("");
 }
 
 /**
@@ -98,11 +115,19 @@ function trustedHashes(configText: string | undefined): Map<string, string> {
     return found;
   }
   const state = parsed?.hooks?.state;
-  if (state && typeof state === "object") for (const [key, value] of Object.entries(state)) if (typeof (value as any)?.trusted_hash === "string") found.set(key, (value as any).trusted_hash);
+  if (state && typeof state === "object")
+    for (const [key, value] of Object.entries(state))
+      if (typeof (value as any)?.trusted_hash === "string") found.set(key, (value as any).trusted_hash);
   return found;
 }
 
-export async function codexTrust(codex: string, cwd: string, projectRoot: string, codexHome: string, timeoutMs = 20_000): Promise<CodexTrust[]> {
+export async function codexTrust(
+  codex: string,
+  cwd: string,
+  projectRoot: string,
+  codexHome: string,
+  timeoutMs = 20_000,
+): Promise<CodexTrust[]> {
   const { mkdtempSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
@@ -123,7 +148,12 @@ export async function codexTrust(codex: string, cwd: string, projectRoot: string
       const key = hook.key.startsWith(prefix) ? `${realHooks}:${hook.key.slice(prefix.length)}` : hook.key;
       const recorded = trusted.get(key);
       const ok = hook.isManaged === true || (recorded !== undefined && recorded === hook.currentHash);
-      return { key, eventName: hook.eventName, trusted: ok, status: ok ? "trusted" : recorded ? "modified since it was trusted" : "untrusted" };
+      return {
+        key,
+        eventName: hook.eventName,
+        trusted: ok,
+        status: ok ? "trusted" : recorded ? "modified since it was trusted" : "untrusted",
+      };
     });
   } finally {
     rmSync(temp, { recursive: true, force: true });

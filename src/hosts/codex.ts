@@ -12,11 +12,19 @@ export const codex: Adapter = {
   name: "codex",
   canAsk: false,
   recognise: (payload) =>
-    recogniseEvent(payload, { beforeTool: "PreToolUse", shellTool: "Bash", turnEnd: "Stop", finalField: "last_assistant_message", shellApplyPatch: true }),
+    recogniseEvent(payload, {
+      beforeTool: "PreToolUse",
+      shellTool: "Bash",
+      turnEnd: "Stop",
+      finalField: "last_assistant_message",
+      shellApplyPatch: true,
+    }),
   command(decision, reason) {
     if (decision === "allow" || decision === "pass") return { stdout: "", exitCode: 0 };
     return {
-      stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: nonEmpty(reason) } }),
+      stdout: JSON.stringify({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: nonEmpty(reason) },
+      }),
       exitCode: 0,
     };
   },

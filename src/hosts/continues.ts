@@ -29,7 +29,9 @@ export function readContinueState(dir: string, host: string, sessionId: string |
     const value = JSON.parse(readPrivate(fileFor(dir, host, sessionId), 64 * 1024)?.toString("utf8") ?? "");
     const count = Number.isInteger(value?.count) && value.count >= 0 ? value.count : 0;
     const final = value?.final;
-    return Number.isInteger(final?.length) && typeof final?.digest === "string" ? { count, final: { length: final.length, digest: final.digest } } : { count };
+    return Number.isInteger(final?.length) && typeof final?.digest === "string"
+      ? { count, final: { length: final.length, digest: final.digest } }
+      : { count };
   } catch {
     return { count: 0 };
   }
@@ -50,7 +52,11 @@ export function writeContinues(dir: string, host: string, sessionId: string | un
       rmSync(file, { force: true });
       return;
     }
-    const record = { count, at: new Date().toISOString(), ...(final !== undefined ? { final: { length: final.length, digest: digestOf(final) } } : {}) };
+    const record = {
+      count,
+      at: new Date().toISOString(),
+      ...(final !== undefined ? { final: { length: final.length, digest: digestOf(final) } } : {}),
+    };
     writePrivateAtomic(file, JSON.stringify(record));
   } catch {
     // a count that cannot be kept only weakens the cap, and the host has its own

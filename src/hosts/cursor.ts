@@ -41,7 +41,14 @@ export const cursor: Adapter = {
     }
     if (event === "beforeReadFile") {
       const path = requireStr(payload, "file_path", "beforeReadFile");
-      return { kind: "tool", event, call: { tool: "beforeReadFile", parts: [{ kind: "read", path }] }, cwd: cwdOf(payload), sessionId, cannotAsk: true };
+      return {
+        kind: "tool",
+        event,
+        call: { tool: "beforeReadFile", parts: [{ kind: "read", path }] },
+        cwd: cwdOf(payload),
+        sessionId,
+        cannotAsk: true,
+      };
     }
     if (event === "beforeMCPExecution") {
       const name = requireStr(payload, "tool_name", "beforeMCPExecution");
@@ -54,7 +61,13 @@ export const cursor: Adapter = {
           throw new PayloadError(`beforeMCPExecution: tool_input is not JSON (${input.slice(0, 60)})`);
         }
       }
-      return { kind: "tool", event, call: { tool: name, parts: mcpParts(mcpServer(payload), name, mcpArgs(args)) }, cwd: cwdOf(payload), sessionId };
+      return {
+        kind: "tool",
+        event,
+        call: { tool: name, parts: mcpParts(mcpServer(payload), name, mcpArgs(args)) },
+        cwd: cwdOf(payload),
+        sessionId,
+      };
     }
     if (event === "stop") {
       const loopCount = typeof payload.loop_count === "number" ? payload.loop_count : 0;

@@ -16,7 +16,18 @@ import { codex } from "./codex.ts";
 import { cursor } from "./cursor.ts";
 import { gemini } from "./gemini.ts";
 import { transcriptFacts, type RanCommand } from "./transcript.ts";
-import { HOST_TITLES, NO_OPINION, PayloadError, type Adapter, type CommandDecision, type HookEvent, type HookReply, type HostName, type Payload, type TurnEndEvent } from "./types.ts";
+import {
+  HOST_TITLES,
+  NO_OPINION,
+  PayloadError,
+  type Adapter,
+  type CommandDecision,
+  type HookEvent,
+  type HookReply,
+  type HostName,
+  type Payload,
+  type TurnEndEvent,
+} from "./types.ts";
 
 export const ADAPTERS: Record<HostName, Adapter> = { claude, codex, gemini, cursor };
 
@@ -28,11 +39,22 @@ export interface HookDeps {
   loadPolicy(cwd: string): LoadResult;
   /** the embedded default policy alone, for a broken user policy's on_error */
   loadDefaultPolicy(): LoadResult;
-  judgeCommand(input: { command: string; cwd: string; host: string; event: string; startedAt: number }, loaded: LoadedPolicy): Promise<CommandJudgment>;
+  judgeCommand(
+    input: { command: string; cwd: string; host: string; event: string; startedAt: number },
+    loaded: LoadedPolicy,
+  ): Promise<CommandJudgment>;
   /** A file, fetch or MCP tool call; absent: no opinion on tool calls. */
   judgeTool?(input: ToolInput, loaded: LoadedPolicy): Promise<ToolJudgment>;
   judgeTurnEnd(
-    input: { requests: string[]; final: string; host: string; event: string; cwd: string; startedAt: number; transcript?: { commands: RanCommand[] } },
+    input: {
+      requests: string[];
+      final: string;
+      host: string;
+      event: string;
+      cwd: string;
+      startedAt: number;
+      transcript?: { commands: RanCommand[] };
+    },
     loaded: LoadedPolicy,
   ): Promise<TurnJudgment>;
   /**
@@ -90,7 +112,14 @@ export function fallbackReply(host: HostName, kind: EventKind, raw: string, host
   const adapter = ADAPTERS[host];
   if (kind !== "command") {
     const reply = kind === "turn-end" ? adapter.turnEnd(undefined) : NO_OPINION;
-    return { reply, kind, event: "", decision: kind === "turn-end" ? "stop" : "none", line: `verdict could not judge this: ${error}`, error };
+    return {
+      reply,
+      kind,
+      event: "",
+      decision: kind === "turn-end" ? "stop" : "none",
+      line: `verdict could not judge this: ${error}`,
+      error,
+    };
   }
   const decision = hosts.on_error[host] as CommandDecision;
   const what = decision === "deny" ? "refused" : decision === "ask" ? "put to you" : "left to the usual permission check";
@@ -144,9 +173,15 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
 
   if (event.kind === "command") {
     try {
-      const judged = await deps.judgeCommand({ command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      const judged = await deps.judgeCommand(
+        { command: event.command, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt },
+        loaded,
+      );
       // A rule's safer form (suggest:) goes with an ask or a deny, so the assistant can take it.
-      const suggest = judged.rule && (judged.verdict === "ask" || judged.verdict === "deny") ? loaded.policy.rules.find((rule) => rule.id === judged.rule!.id)?.suggest : undefined;
+      const suggest =
+        judged.rule && (judged.verdict === "ask" || judged.verdict === "deny")
+          ? loaded.policy.rules.find((rule) => rule.id === judged.rule!.id)?.suggest
+          : undefined;
       const judgment = suggest ? { ...judged, line: `${judged.line}. Instead: ${suggest}` } : judged;
       const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, judgment, event, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(adapter, hosts, judgment)), kind, event: event.event, command: event.command, judgment };
@@ -156,13 +191,18 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
   }
   if (event.kind === "tool") {
     const command = callText(event.call);
-    if (!deps.judgeTool) return { reply: NO_OPINION, kind, event: event.event, decision: "none", line: `no opinion on tool ${event.call.tool}` };
+    if (!deps.judgeTool)
+      return { reply: NO_OPINION, kind, event: event.event, decision: "none", line: `no opinion on tool ${event.call.tool}` };
     try {
-      const judgment = await deps.judgeTool({ call: event.call, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt }, loaded);
+      const judgment = await deps.judgeTool(
+        { call: event.call, cwd: event.cwd, host, event: event.event, startedAt: deps.startedAt },
+        loaded,
+      );
       const shown = judgment.suggest ? { ...judgment, line: `${judgment.line}. Instead: ${judgment.suggest}` } : judgment;
       const approval = { command: toolApprovalText(event.call), tool: event.call.tool, program: toolProgram(event.call) };
       const replier = event.cannotAsk ? { ...adapter, canAsk: false } : adapter;
-      const asked = judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
+      const asked =
+        judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(replier, hosts, shown)), kind, event: event.event, command, judgment };
     } catch (error) {
       return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command };
@@ -184,7 +224,11 @@ function safe(load: () => LoadResult): LoadResult | { ok: false; error: unknown 
 }
 
 /** A command verdict in the host's vocabulary; `ask` becomes what hosts.ask_becomes says for the host. */
-function commandReply(adapter: Adapter, hosts: HostsSettings, judgment: Pick<CommandJudgment, "verdict" | "line">): Pick<HookOutcome, "reply" | "decision" | "line"> {
+function commandReply(
+  adapter: Adapter,
+  hosts: HostsSettings,
+  judgment: Pick<CommandJudgment, "verdict" | "line">,
+): Pick<HookOutcome, "reply" | "decision" | "line"> {
   const verdict = judgment.verdict as CommandDecision;
   let decision: CommandDecision = verdict;
   let line = judgment.line;
@@ -215,7 +259,13 @@ function askWithoutAsking(
   const cannotAsk = (loaded.policy.approvals?.hosts_that_cannot_ask as readonly string[] | undefined)?.includes(adapter.name) ?? false;
   if (!deps.hostAsk || !cannotAsk || becomes === "pass") return undefined;
   try {
-    const call = { command: event.command, cwd: event.cwd, host: adapter.name, session: event.sessionId, ...(event.tool ? { tool: event.tool, program: event.program } : {}) };
+    const call = {
+      command: event.command,
+      cwd: event.cwd,
+      host: adapter.name,
+      session: event.sessionId,
+      ...(event.tool ? { tool: event.tool, program: event.program } : {}),
+    };
     const result = deps.hostAsk(call, judgment, loaded);
     if (result.decision === "allow") {
       const line = `${judgment.line}; ${result.reason}`;
@@ -251,19 +301,33 @@ function hasRunningBackgroundWork(event: TurnEndEvent): boolean {
   });
 }
 
-async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEvent, loaded: LoadedPolicy, deps: HookDeps): Promise<Omit<HookOutcome, "kind" | "event">> {
-  const stop = (line: string, judgment?: TurnJudgment): Omit<HookOutcome, "kind" | "event"> => ({ reply: adapter.turnEnd(undefined), decision: "stop", line, judgment });
+async function turnEnd(
+  adapter: Adapter,
+  hosts: HostsSettings,
+  event: TurnEndEvent,
+  loaded: LoadedPolicy,
+  deps: HookDeps,
+): Promise<Omit<HookOutcome, "kind" | "event">> {
+  const stop = (line: string, judgment?: TurnJudgment): Omit<HookOutcome, "kind" | "event"> => ({
+    reply: adapter.turnEnd(undefined),
+    decision: "stop",
+    line,
+    judgment,
+  });
   if (!hosts.judge_turn_ends) return stop("turn ends are not judged (hosts.judge_turn_ends: false)");
   if (event.status !== undefined && event.status !== "completed") return stop(`the turn ended ${event.status}, not completed; not judged`);
   if (hasRunningBackgroundWork(event)) return stop("background work is still running; the turn's end is not judged");
 
   // In a row: the host's own count where it gives one (Cursor), else ours, reset when the host is not
   // already continuing because of a turn-end hook.
-  const state = event.stopHookActive && event.loopCount === undefined ? readContinueState(deps.stateDir, adapter.name, event.sessionId) : { count: 0 };
+  const state =
+    event.stopHookActive && event.loopCount === undefined ? readContinueState(deps.stateDir, adapter.name, event.sessionId) : { count: 0 };
   const count = event.loopCount ?? state.count;
   if (event.loopCount === undefined && !event.stopHookActive) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
   if (count >= hosts.max_continues) {
-    return stop(`already continued ${count} time${count === 1 ? "" : "s"} in a row; the policy allows at most ${hosts.max_continues} (hosts.max_continues)`);
+    return stop(
+      `already continued ${count} time${count === 1 ? "" : "s"} in a row; the policy allows at most ${hosts.max_continues} (hosts.max_continues)`,
+    );
   }
   if (event.stopHookActive && event.loopCount === undefined && !event.sessionId) {
     return stop("the host is already continuing and gives no session id to count continues by");
@@ -278,7 +342,10 @@ async function turnEnd(adapter: Adapter, hosts: HostsSettings, event: TurnEndEve
   if (final === undefined || final.trim() === "") return stop("no final message to judge");
 
   const transcript = facts.commands && !facts.error ? { commands: facts.commands } : undefined;
-  const judgment = await deps.judgeTurnEnd({ requests, final, host: adapter.name, event: event.event, cwd: event.cwd, startedAt: deps.startedAt, transcript }, loaded);
+  const judgment = await deps.judgeTurnEnd(
+    { requests, final, host: adapter.name, event: event.event, cwd: event.cwd, startedAt: deps.startedAt, transcript },
+    loaded,
+  );
   if (judgment.verdict !== "deny") {
     if (event.loopCount === undefined) writeContinues(deps.stateDir, adapter.name, event.sessionId, 0);
     return stop(judgment.line, judgment);

@@ -42,7 +42,8 @@ export function recogniseEvent(payload: Payload, shape: EventShape): HookEvent {
       return { kind: "other", event, what: `tool ${tool || "(none)"}` };
     }
     const command = requireStr(obj(payload, "tool_input") ?? {}, "command", `${shape.beforeTool} ${shape.shellTool} tool_input`);
-    if (shape.shellApplyPatch && APPLY_PATCH.test(command)) return { kind: "tool", event, call: patchCall("apply_patch", command), cwd, sessionId };
+    if (shape.shellApplyPatch && APPLY_PATCH.test(command))
+      return { kind: "tool", event, call: patchCall("apply_patch", command), cwd, sessionId };
     return { kind: "command", event, command, cwd, sessionId };
   }
   if (event === shape.turnEnd) {

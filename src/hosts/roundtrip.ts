@@ -47,12 +47,23 @@ function samplePayload(host: HostName, command: string, cwd: string): Record<str
         tool_input: { command, description: "verdict doctor round trip" },
       };
     case "cursor":
-      return { hook_event_name: "beforeShellExecution", conversation_id: "verdict-doctor", generation_id: "verdict-doctor", workspace_roots: [cwd], command, cwd };
+      return {
+        hook_event_name: "beforeShellExecution",
+        conversation_id: "verdict-doctor",
+        generation_id: "verdict-doctor",
+        workspace_roots: [cwd],
+        command,
+        cwd,
+      };
   }
 }
 
 /** What a reply means to the host, as observed (docs/hosts.md). */
-export function replyEffect(host: HostName, stdout: string, exitCode: number | null): "blocks" | "asks" | "runs" | "no-opinion" | "invalid" {
+export function replyEffect(
+  host: HostName,
+  stdout: string,
+  exitCode: number | null,
+): "blocks" | "asks" | "runs" | "no-opinion" | "invalid" {
   if (exitCode === 2) return "blocks";
   if (exitCode !== 0) return host === "claude" || host === "cursor" ? "no-opinion" : "runs";
   const text = stdout.trim();
@@ -95,7 +106,13 @@ export const EFFECT_WORDS: Record<string, string> = {
 type RoundTrip = { ok: boolean; effect: string; stdout: string; stderr: string; exitCode: number | null; ms: number; timedOut: boolean };
 
 /** Runs a hook command (through sh, as the hosts do) with the payload; bounded by timeoutMs. */
-function runHookCommand(command: string, payload: unknown, cwd: string, timeoutMs: number, env: Record<string, string | undefined> = process.env): Promise<Omit<RoundTrip, "ok" | "effect">> {
+function runHookCommand(
+  command: string,
+  payload: unknown,
+  cwd: string,
+  timeoutMs: number,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Omit<RoundTrip, "ok" | "effect">> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
@@ -122,7 +139,10 @@ function runHookCommand(command: string, payload: unknown, cwd: string, timeoutM
 
 export async function roundTrip(host: HostName, command: string, cwd: string, timeoutMs: number): Promise<RoundTrip> {
   // VERDICT_SELF_TEST marks the judgment as a self-test in the decision log (kept out of log and --stats).
-  const result = await runHookCommand(command, samplePayload(host, ROUND_TRIP_COMMAND, cwd), cwd, timeoutMs, { ...process.env, [SELF_TEST_ENV]: "1" });
+  const result = await runHookCommand(command, samplePayload(host, ROUND_TRIP_COMMAND, cwd), cwd, timeoutMs, {
+    ...process.env,
+    [SELF_TEST_ENV]: "1",
+  });
   const effect = result.timedOut ? "timed out" : replyEffect(host, result.stdout, result.exitCode);
   return { ...result, effect, ok: effect === "blocks" || (effect === "asks" && (host === "claude" || host === "cursor")) };
 }

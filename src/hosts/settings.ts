@@ -22,7 +22,9 @@ export function settingsPath(host: HostName, scope: Scope, root: string, env: En
   switch (host) {
     case "claude":
       if (scope === "local") return join(root, ".claude", "settings.local.json");
-      return scope === "project" ? join(root, ".claude", "settings.json") : join(env.CLAUDE_CONFIG_DIR || join(home, ".claude"), "settings.json");
+      return scope === "project"
+        ? join(root, ".claude", "settings.json")
+        : join(env.CLAUDE_CONFIG_DIR || join(home, ".claude"), "settings.json");
     case "codex":
       return scope !== "user" ? join(root, ".codex", "hooks.json") : join(env.CODEX_HOME || join(home, ".codex"), "hooks.json");
     case "gemini":
@@ -42,13 +44,25 @@ export const LOCAL_SCOPE_HOSTS: readonly HostName[] = ["claude"];
 export function projectCoverage(host: HostName, root: string, inRepository: boolean): { walksUp: boolean; text: string } {
   switch (host) {
     case "claude":
-      return { walksUp: false, text: `Claude Code sessions started in ${root} itself; Claude Code reads .claude/ only in the folder it starts in, so a session started in a subfolder does not load this hook (install for the user too, verdict install claude, to cover those)` };
+      return {
+        walksUp: false,
+        text: `Claude Code sessions started in ${root} itself; Claude Code reads .claude/ only in the folder it starts in, so a session started in a subfolder does not load this hook (install for the user too, verdict install claude, to cover those)`,
+      };
     case "codex":
       return inRepository
-        ? { walksUp: true, text: `Codex sessions started in ${root} or any folder below it (Codex reads .codex/ from the start folder up to the repository root), once the project is trusted` }
-        : { walksUp: false, text: `Codex sessions started in ${root} itself (outside a git repository Codex reads .codex/ only in the start folder)` };
+        ? {
+            walksUp: true,
+            text: `Codex sessions started in ${root} or any folder below it (Codex reads .codex/ from the start folder up to the repository root), once the project is trusted`,
+          }
+        : {
+            walksUp: false,
+            text: `Codex sessions started in ${root} itself (outside a git repository Codex reads .codex/ only in the start folder)`,
+          };
     case "gemini":
-      return { walksUp: false, text: `Gemini CLI sessions started in ${root} itself, in a trusted folder; a session started in a subfolder does not load this hook (verdict install gemini covers every folder)` };
+      return {
+        walksUp: false,
+        text: `Gemini CLI sessions started in ${root} itself, in a trusted folder; a session started in a subfolder does not load this hook (verdict install gemini covers every folder)`,
+      };
     case "cursor":
       return { walksUp: false, text: `Cursor with ${root} opened as the workspace` };
   }
@@ -116,7 +130,8 @@ export function userBinary(env: Env = process.env): string[] {
 }
 
 const OWN = /(?:^|[\s/'"])(?:verdict[^\s/'"]*|main\.ts)['"]?\s+hook\s+(claude|codex|gemini|cursor)\s*$/;
-const PORTABLE = /^command -v ('(?:[^']|'\\'')*'|\S+) >\/dev\/null 2>&1 && exec \1 hook (claude|codex|gemini|cursor) \|\| \{ .*; exit 0; \}$/;
+const PORTABLE =
+  /^command -v ('(?:[^']|'\\'')*'|\S+) >\/dev\/null 2>&1 && exec \1 hook (claude|codex|gemini|cursor) \|\| \{ .*; exit 0; \}$/;
 
 /** Whether a hook command is one of verdict's (any install, any binary path, direct or portable). */
 export function isOwnCommand(command: unknown): boolean {
@@ -154,7 +169,8 @@ export function staleMatchers(host: HostName, settings: Json): string[] {
     const list = settings.hooks[event];
     if (!Array.isArray(list)) continue;
     const own = list.find((group) => groupHandlers(group)?.some(ownHandler));
-    if (own && (own as Json).matcher !== entry.matcher) stale.push(`${event} (matcher ${JSON.stringify((own as Json).matcher)}, not ${JSON.stringify(entry.matcher)})`);
+    if (own && (own as Json).matcher !== entry.matcher)
+      stale.push(`${event} (matcher ${JSON.stringify((own as Json).matcher)}, not ${JSON.stringify(entry.matcher)})`);
   }
   return stale;
 }
@@ -233,7 +249,9 @@ export function parseSettings(text: string | undefined, file: string): Json {
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   if (errors.length > 0) {
     const first = errors[0]!;
-    throw new SettingsError(`${file} is not valid JSON (${printParseErrorCode(first.error)} at ${lineColumn(text, first.offset)}); fix it or move it aside, then install again`);
+    throw new SettingsError(
+      `${file} is not valid JSON (${printParseErrorCode(first.error)} at ${lineColumn(text, first.offset)}); fix it or move it aside, then install again`,
+    );
   }
   if (!isObject(value)) throw new SettingsError(`${file} does not hold a JSON object`);
   if (value.hooks !== undefined && !isObject(value.hooks)) throw new SettingsError(`${file}: "hooks" is not an object`);
@@ -280,7 +298,8 @@ function edit(text: string | undefined, before: Json, after: Json): string {
       const [old, now] = [before.hooks, after.hooks];
       for (const event of new Set([...Object.keys(old), ...Object.keys(now)])) {
         if (same(old[event], now[event])) continue;
-        if (Array.isArray(old[event]) && Array.isArray(now[event])) editList(["hooks", event], old[event] as unknown[], now[event] as unknown[], apply);
+        if (Array.isArray(old[event]) && Array.isArray(now[event]))
+          editList(["hooks", event], old[event] as unknown[], now[event] as unknown[], apply);
         else apply(["hooks", event], now[event]);
       }
     } else if (!same(before[key], after[key])) apply([key], after[key]);
@@ -289,7 +308,12 @@ function edit(text: string | undefined, before: Json, after: Json): string {
 }
 
 /** Edits one list in place where the change is an append, a removal or a replacement of single entries, so the entries verdict leaves alone keep their text. */
-function editList(path: string[], old: unknown[], now: unknown[], apply: (path: (string | number)[], value: unknown, insert?: boolean) => void): void {
+function editList(
+  path: string[],
+  old: unknown[],
+  now: unknown[],
+  apply: (path: (string | number)[], value: unknown, insert?: boolean) => void,
+): void {
   if (now.length >= old.length && old.every((item, i) => same(item, now[i]))) {
     for (let i = old.length; i < now.length; i++) apply([...path, i], now[i], true);
     return;
@@ -398,7 +422,8 @@ export function registeredCommands(settings: Json): Array<{ event: string; comma
     if (!Array.isArray(list)) continue;
     for (const group of list) {
       const handlers = groupHandlers(group) ?? [group];
-      for (const handler of handlers) if (ownHandler(handler)) found.push({ event, command: (handler as Json).command as string, entry: handler as Json });
+      for (const handler of handlers)
+        if (ownHandler(handler)) found.push({ event, command: (handler as Json).command as string, entry: handler as Json });
     }
   }
   return found;

@@ -65,7 +65,8 @@ function parseLines(lines: string[]): Record<string, any>[] {
 }
 
 /** Leading host tags that wrap text the host, not the developer, wrote. */
-const HOST_TAG = /^\s*<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|environment_context|user_instructions|hook_prompt|session_context|skills_instructions|permissions instructions|user_shell_command|turn_aborted)\b[^>]*>[\s\S]*?<\/\1>\s*/;
+const HOST_TAG =
+  /^\s*<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|environment_context|user_instructions|hook_prompt|session_context|skills_instructions|permissions instructions|user_shell_command|turn_aborted)\b[^>]*>[\s\S]*?<\/\1>\s*/;
 
 const INJECTED = [
   /^verdict: /, // verdict's own continuation reasons (Gemini CLI sends them back as user text)
@@ -93,7 +94,9 @@ export function developerText(text: string): string | undefined {
 function textOf(content: unknown, kinds: string[]): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
-  const parts = content.filter((block) => block && kinds.includes(block.type) && typeof block.text === "string").map((block) => block.text as string);
+  const parts = content
+    .filter((block) => block && kinds.includes(block.type) && typeof block.text === "string")
+    .map((block) => block.text as string);
   return parts.length ? parts.join("\n") : undefined;
 }
 
@@ -119,7 +122,11 @@ export function claudeFacts(lines: string[]): TranscriptFacts {
           if (command === undefined) continue;
           pending.delete(block.tool_use_id);
           const exitCode = exitCodeIn(contentText(block.content));
-          commands.push({ command, failed: block.is_error === true || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+          commands.push({
+            command,
+            failed: block.is_error === true || (exitCode !== undefined && exitCode !== 0),
+            ...(exitCode !== undefined ? { exitCode } : {}),
+          });
         }
         continue;
       }
@@ -131,7 +138,9 @@ export function claudeFacts(lines: string[]): TranscriptFacts {
       }
     } else if (role === "assistant") {
       if (Array.isArray(content)) {
-        for (const block of content) if (block?.type === "tool_use" && block.name === "Bash" && typeof block.input?.command === "string") pending.set(block.id, block.input.command);
+        for (const block of content)
+          if (block?.type === "tool_use" && block.name === "Bash" && typeof block.input?.command === "string")
+            pending.set(block.id, block.input.command);
       }
       const text = textOf(content, ["text", "output_text"]);
       if (text !== undefined && text.trim() !== "") final = text;
@@ -151,7 +160,9 @@ function codexCommand(item: any): string | undefined {
   const value = args?.cmd ?? args?.command;
   if (typeof value === "string") return value;
   if (Array.isArray(value) && value.every((word) => typeof word === "string")) {
-    return value.length >= 3 && /(^|\/)(ba)?sh$/.test(value[0] as string) && value[1] === "-lc" ? value.slice(2).join(" ") : value.join(" ");
+    return value.length >= 3 && /(^|\/)(ba)?sh$/.test(value[0] as string) && value[1] === "-lc"
+      ? value.slice(2).join(" ")
+      : value.join(" ");
   }
   return undefined;
 }
@@ -176,7 +187,11 @@ export function codexFacts(lines: string[]): TranscriptFacts {
       const text = typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? "");
       const exitCode = exitCodeIn(text);
       const blocked = /^Command blocked by PreToolUse hook/.test(text);
-      commands.push({ command, failed: blocked || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+      commands.push({
+        command,
+        failed: blocked || (exitCode !== undefined && exitCode !== 0),
+        ...(exitCode !== undefined ? { exitCode } : {}),
+      });
       continue;
     }
     if (item?.type !== "message") continue;
@@ -208,7 +223,14 @@ export function geminiFacts(lines: string[], prompt?: string): TranscriptFacts {
     if (record.type === "user") {
       const content = record.content;
       if (Array.isArray(content) && content.some((part: any) => part?.functionResponse)) continue;
-      const text = textOf(content, ["text"]) ?? (Array.isArray(content) ? content.map((part: any) => part?.text).filter((t: unknown) => typeof t === "string").join("\n") : undefined);
+      const text =
+        textOf(content, ["text"]) ??
+        (Array.isArray(content)
+          ? content
+              .map((part: any) => part?.text)
+              .filter((t: unknown) => typeof t === "string")
+              .join("\n")
+          : undefined);
       const own = text === undefined ? undefined : developerText(text);
       if (own !== undefined) {
         requests.push(own);
@@ -222,7 +244,11 @@ export function geminiFacts(lines: string[], prompt?: string): TranscriptFacts {
         seen.add(call.id);
         const output = JSON.stringify(call.result ?? "");
         const exitCode = exitCodeIn(output);
-        commands.push({ command: call.args.command, failed: call.status !== "success" || (exitCode !== undefined && exitCode !== 0), ...(exitCode !== undefined ? { exitCode } : {}) });
+        commands.push({
+          command: call.args.command,
+          failed: call.status !== "success" || (exitCode !== undefined && exitCode !== 0),
+          ...(exitCode !== undefined ? { exitCode } : {}),
+        });
       }
     }
   }

@@ -88,7 +88,10 @@ export function str(payload: Payload, key: string): string | undefined {
 
 export function requireStr(payload: Payload, key: string, what: string): string {
   const value = payload[key];
-  if (typeof value !== "string" || value === "") throw new PayloadError(`${what}: ${key} is ${value === undefined ? "missing" : `not a non-empty string (${JSON.stringify(value)?.slice(0, 60)})`}`);
+  if (typeof value !== "string" || value === "")
+    throw new PayloadError(
+      `${what}: ${key} is ${value === undefined ? "missing" : `not a non-empty string (${JSON.stringify(value)?.slice(0, 60)})`}`,
+    );
   return value;
 }
 

@@ -62,7 +62,8 @@ export function cwdKind(cwd: string, projectRoot: string | undefined, env: Env):
   const temps = ["/tmp", "/var/tmp", env.TMPDIR || os().tmpdir()];
   if (temps.some((temp) => inside(temp))) return "temp";
   if (inside(home)) return "in-home";
-  if (/^\/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|sys|proc|dev|srv|System|Library|Applications|private)(\/|$)/.test(dir)) return "system";
+  if (/^\/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|sys|proc|dev|srv|System|Library|Applications|private)(\/|$)/.test(dir))
+    return "system";
   return "other";
 }
 
@@ -78,7 +79,11 @@ type KeyParts = {
 };
 
 export function cacheKey(parts: KeyParts): string {
-  return new Bun.CryptoHasher("sha256").update(JSON.stringify([parts.subject, parts.text, parts.cwdKind ?? "", parts.policyDigest, parts.provider, parts.model, parts.endpoint])).digest("hex");
+  return new Bun.CryptoHasher("sha256")
+    .update(
+      JSON.stringify([parts.subject, parts.text, parts.cwdKind ?? "", parts.policyDigest, parts.provider, parts.model, parts.endpoint]),
+    )
+    .digest("hex");
 }
 
 function entryPath(dir: string, key: string): string {

@@ -17,7 +17,15 @@ import type { Policy } from "../policy/schema.ts";
 import { durationMs } from "../core/units.ts";
 import { resolve } from "node:path";
 import type { ExecutedCommand } from "../shell/index.ts";
-import { stricter, type ChoiceAnswer, type CommandAnswers, type EndingAnswers, type ScoreAnswer, type Verdict, type Verdicted } from "../core/answers.ts";
+import {
+  stricter,
+  type ChoiceAnswer,
+  type CommandAnswers,
+  type EndingAnswers,
+  type ScoreAnswer,
+  type Verdict,
+  type Verdicted,
+} from "../core/answers.ts";
 import type { CacheLimits } from "./cache.ts";
 import { availableMemoryMb } from "./memory.ts";
 import { commandQuestions, head, tail, turnQuestions, type ModelReply, type QuestionSet } from "../core/questions.ts";
@@ -155,18 +163,48 @@ export async function ask(
   const limits: CacheLimits = { maxEntries: policy.model.cache.max_entries, maxAgeMs: durationMs(policy.model.cache.max_age) };
   const dir = cacheDir(env);
   const base = provider === "jev" && env.TYPESAFE_BASE_URL ? env.TYPESAFE_BASE_URL : endpoint.base_url;
-  const key = cacheKey({ subject: set.subject, text: keyText, cwdKind: kind, policyDigest: loaded.digest, provider, model: endpoint.model, endpoint: base });
+  const key = cacheKey({
+    subject: set.subject,
+    text: keyText,
+    cwdKind: kind,
+    policyDigest: loaded.digest,
+    provider,
+    model: endpoint.model,
+    endpoint: base,
+  });
   const hit = readCached(dir, key, limits);
   if (hit) {
     return {
       cached: true,
-      reply: { ok: true, answers: hit.answers, model: hit.model, usage: undefined, requestIds: hit.requestIds, attempts: 0, ms: 0, note: hit.note },
+      reply: {
+        ok: true,
+        answers: hit.answers,
+        model: hit.model,
+        usage: undefined,
+        requestIds: hit.requestIds,
+        attempts: 0,
+        ms: 0,
+        note: hit.note,
+      },
     };
   }
   const options = { policy, env, deadline };
   const reply = provider === "jev" ? await askJev(set, options) : await askOpenAI(set, options);
   if (reply.ok) {
-    writeCached(dir, { key, storedAt: Date.now(), provider, model: reply.model, answers: reply.answers, usage: reply.usage, requestIds: reply.requestIds, note: reply.note }, limits);
+    writeCached(
+      dir,
+      {
+        key,
+        storedAt: Date.now(),
+        provider,
+        model: reply.model,
+        answers: reply.answers,
+        usage: reply.usage,
+        requestIds: reply.requestIds,
+        note: reply.note,
+      },
+      limits,
+    );
   }
   return { reply, cached: false };
 }
@@ -212,9 +250,19 @@ function loggedAnswers(answers: CommandAnswers | EndingAnswers | undefined): Rec
   return Object.fromEntries(
     Object.entries(answers).map(([id, answer]) => {
       if ("choice" in answer) {
-        return [id, { ...answer, confidence: round(answer.confidence), probabilities: Object.fromEntries(Object.entries(answer.probabilities).map(([label, p]) => [label, round(p)])) }];
+        return [
+          id,
+          {
+            ...answer,
+            confidence: round(answer.confidence),
+            probabilities: Object.fromEntries(Object.entries(answer.probabilities).map(([label, p]) => [label, round(p)])),
+          },
+        ];
       }
-      return [id, { ...answer, score: round(answer.score), ...(answer.probabilities ? { probabilities: answer.probabilities.map(round) } : {}) }];
+      return [
+        id,
+        { ...answer, score: round(answer.score), ...(answer.probabilities ? { probabilities: answer.probabilities.map(round) } : {}) },
+      ];
     }),
   );
 }
@@ -226,7 +274,11 @@ const ENDINGS: Record<Verdict, string> = { allow: "allowed", pass: "left to the 
  * The rule engine's verdict on a command: the strictest of its parts' (the engine's), made
  * stricter still when the machine has too little memory for the heaviest part.
  */
-function rulesCommandVerdict(policy: Policy, rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>, memory: (answers: CommandAnswers) => number | undefined): Verdicted {
+function rulesCommandVerdict(
+  policy: Policy,
+  rules: Extract<ReturnType<typeof answerCommandByRules>, { parsed: true }>,
+  memory: (answers: CommandAnswers) => number | undefined,
+): Verdicted {
   const verdicted: Verdicted = { verdict: rules.verdict, line: `rules: ${rules.line}; ${ENDINGS[rules.verdict]}` };
   if (!rules.answers) return verdicted;
   const mb = memory(rules.answers);
@@ -322,7 +374,14 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   }
 
   const byRules = rulesCommandVerdict(policy, rules, memory);
-  const rulesJudgment: CommandJudgment = { ...byRules, answerer: "rules", answers: rules.answers, rule: rules.rule, executed: rules.executed, policyDigest: digest };
+  const rulesJudgment: CommandJudgment = {
+    ...byRules,
+    answerer: "rules",
+    answers: rules.answers,
+    rule: rules.rule,
+    executed: rules.executed,
+    policyDigest: digest,
+  };
   const selection = selectAnswerer(policy, env, input.rulesOnly);
   if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
 
@@ -333,12 +392,25 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   const use = modelUse(provider, asked);
   if (!asked.reply.ok) {
     const why = whyNot(provider, asked.reply, policy);
-    return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
+    return finish(
+      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
+      asked.reply.status,
+    );
   }
   const answers = asked.reply.answers as unknown as CommandAnswers;
   const verdicted = commandVerdict(policy, answers, memory(answers), provider);
   const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
-  return finish({ ...verdicted, line, answerer: provider, answers, rule: rules.rule, executed: rules.executed, model: use, rulesVerdict: byRules.verdict, policyDigest: digest });
+  return finish({
+    ...verdicted,
+    line,
+    answerer: provider,
+    answers,
+    rule: rules.rule,
+    executed: rules.executed,
+    model: use,
+    rulesVerdict: byRules.verdict,
+    policyDigest: digest,
+  });
 }
 
 export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Promise<TurnJudgment> {
@@ -399,7 +471,10 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
   const use = modelUse(provider, asked);
   if (!asked.reply.ok) {
     const why = whyNot(provider, asked.reply, policy);
-    return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
+    return finish(
+      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
+      asked.reply.status,
+    );
   }
   const answers = asked.reply.answers as unknown as EndingAnswers;
   const verdicted = turnEndVerdict(policy, answers, provider);

@@ -11,7 +11,19 @@ import { answerToolCall, type JudgedPart, type ToolRuleHit, type ToolRulesAnswer
 import { callText, type ToolCall } from "../tools/types.ts";
 import type { CommandAnswers, Verdict, Verdicted } from "../core/answers.ts";
 import { cwdKind } from "./cache.ts";
-import { ask, deadlineOf, digestOf, modelUse, projectRootOf, selectAnswerer, verdictFields, whyNot, type AnswererName, type Common, type ModelUse } from "./judge.ts";
+import {
+  ask,
+  deadlineOf,
+  digestOf,
+  modelUse,
+  projectRootOf,
+  selectAnswerer,
+  verdictFields,
+  whyNot,
+  type AnswererName,
+  type Common,
+  type ModelUse,
+} from "./judge.ts";
 import type { NotUsedKind } from "../log/decisions.ts";
 import { commandQuestions, head, tail, type QuestionSet } from "../core/questions.ts";
 import { redact } from "../core/redact.ts";
@@ -70,13 +82,17 @@ function toolQuestions(policy: Policy, call: ToolCall, rules: ToolRulesAnswer, c
 function rulesVerdictOf(policy: Policy, rules: ToolRulesAnswer): Verdicted {
   if (!rules.answers) {
     const unknown = rules.unknown.map((index) => rules.parts[index]!.part.kind);
-    return { verdict: "pass", line: `rules: no tool rule knows this call (${[...new Set(unknown)].join(", ")}); left to the usual permission check` };
+    return {
+      verdict: "pass",
+      line: `rules: no tool rule knows this call (${[...new Set(unknown)].join(", ")}); left to the usual permission check`,
+    };
   }
   return commandVerdict(policy, rules.answers, undefined, "rules");
 }
 
 function withSuggestion(judgment: ToolJudgment): ToolJudgment {
-  if ((judgment.verdict === "ask" || judgment.verdict === "deny") && judgment.rule?.suggest) return { ...judgment, suggest: judgment.rule.suggest };
+  if ((judgment.verdict === "ask" || judgment.verdict === "deny") && judgment.rule?.suggest)
+    return { ...judgment, suggest: judgment.rule.suggest };
   return judgment;
 }
 
@@ -91,7 +107,15 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
     rules = answerToolCall(input.call, { cwd: input.cwd, projectRoot, ...(env.HOME ? { home: env.HOME } : {}) }, policy);
   } catch (error) {
     // A bug here must not let a call through.
-    return finish({ verdict: "ask", line: `rules: the tool rules failed (${(error as Error).message}), so the call is not allowed`, answerer: "rules", parts: [], policyDigest: digest, modelNotUsed: "the tool rules failed", modelNotUsedKind: "unparsed" });
+    return finish({
+      verdict: "ask",
+      line: `rules: the tool rules failed (${(error as Error).message}), so the call is not allowed`,
+      answerer: "rules",
+      parts: [],
+      policyDigest: digest,
+      modelNotUsed: "the tool rules failed",
+      modelNotUsedKind: "unparsed",
+    });
   }
 
   function finish(judgment: ToolJudgment, status?: number): ToolJudgment {
@@ -129,7 +153,14 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
     });
   }
   const byRules = rulesVerdictOf(policy, rules);
-  const rulesJudgment: ToolJudgment = { ...byRules, answerer: "rules", answers: rules.answers, rule: rules.rule, parts: rules.parts, policyDigest: digest };
+  const rulesJudgment: ToolJudgment = {
+    ...byRules,
+    answerer: "rules",
+    answers: rules.answers,
+    rule: rules.rule,
+    parts: rules.parts,
+    policyDigest: digest,
+  };
   const selection = selectAnswerer(policy, env, input.rulesOnly);
   if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
 
@@ -141,10 +172,23 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
   const use = modelUse(provider, asked);
   if (!asked.reply.ok) {
     const why = whyNot(provider, asked.reply, policy);
-    return finish({ ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use }, asked.reply.status);
+    return finish(
+      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
+      asked.reply.status,
+    );
   }
   const answers = asked.reply.answers as unknown as CommandAnswers;
   const verdicted = commandVerdict(policy, answers, undefined, provider);
   const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
-  return finish({ ...verdicted, line, answerer: provider, answers, rule: rules.rule, parts: rules.parts, model: use, rulesVerdict: byRules.verdict, policyDigest: digest });
+  return finish({
+    ...verdicted,
+    line,
+    answerer: provider,
+    answers,
+    rule: rules.rule,
+    parts: rules.parts,
+    model: use,
+    rulesVerdict: byRules.verdict,
+    policyDigest: digest,
+  });
 }

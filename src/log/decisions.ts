@@ -25,7 +25,16 @@ export type NotUsedKind =
   | "config"
   | "verdict-error"; // verdict itself failed (a broken policy, a malformed payload, no time left): nothing was judged
 
-export const FAILURE_KINDS: readonly NotUsedKind[] = ["no-key", "timeout", "network", "http", "malformed", "labels", "config", "verdict-error"];
+export const FAILURE_KINDS: readonly NotUsedKind[] = [
+  "no-key",
+  "timeout",
+  "network",
+  "http",
+  "malformed",
+  "labels",
+  "config",
+  "verdict-error",
+];
 
 export type ModelFacts = {
   provider: string;

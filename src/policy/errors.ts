@@ -25,8 +25,6 @@ export class PolicyError extends Error {
 export function formatProblem(problem: PolicyProblem): string {
   const where = [problem.file, problem.line, problem.column].filter((part) => part !== undefined).join(":");
   const at = problem.path ? `${problem.path}: ` : "";
-  const detail = [problem.expected && `expected ${problem.expected}`, problem.found && `found ${problem.found}`]
-    .filter(Boolean)
-    .join(", ");
+  const detail = [problem.expected && `expected ${problem.expected}`, problem.found && `found ${problem.found}`].filter(Boolean).join(", ");
   return `${where}: ${at}${problem.message}${detail ? ` (${detail})` : ""}${problem.hint ? `\n  hint: ${problem.hint}` : ""}`;
 }

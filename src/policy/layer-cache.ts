@@ -19,7 +19,19 @@
  * is always correct; the cache only saves its time. Entries are written whole to a temporary file and
  * renamed into place. VERDICT_POLICY_CACHE=off turns the cache off.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
@@ -50,7 +62,10 @@ const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+
 /** A file modified this recently (ms) may change again within its mtime's tick: record it without one. */
 const RACY_MS = 3000;
 
-attachRuleIndex(DEFAULT_POLICY, packedRuleIndex([{ pack: DEFAULT_RULES }], () => DEFAULT_POLICY.rules));
+attachRuleIndex(
+  DEFAULT_POLICY,
+  packedRuleIndex([{ pack: DEFAULT_RULES }], () => DEFAULT_POLICY.rules),
+);
 // The default's regular expressions were checked when verdict was built; a layer's are checked as
 // they are compiled, cached or not.
 provenSafe(DEFAULT_RULES.safe ?? []);
@@ -121,7 +136,18 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
   const wanted = layerFiles(options, env);
   if (wanted.length === 0) {
     lastOutcome = "none";
-    return { ok: true, loaded: { policy: DEFAULT_POLICY, digest: DEFAULT_DIGEST, layers: [DEFAULT_LAYER], warnings: [], ignored: [], repositoryRoot: root, cwd: options.cwd } };
+    return {
+      ok: true,
+      loaded: {
+        policy: DEFAULT_POLICY,
+        digest: DEFAULT_DIGEST,
+        layers: [DEFAULT_LAYER],
+        warnings: [],
+        ignored: [],
+        repositoryRoot: root,
+        cwd: options.cwd,
+      },
+    };
   }
   if (env.VERDICT_POLICY_CACHE === "off") {
     lastOutcome = "off";
@@ -174,7 +200,10 @@ function exists(path: string): boolean {
 }
 
 export function policyCacheDir(env: Env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || (require("node:os") as typeof import("node:os")).homedir(), ".cache");
+  const base =
+    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : join(env.HOME || (require("node:os") as typeof import("node:os")).homedir(), ".cache");
   return join(base, "verdict", "policy");
 }
 
@@ -254,13 +283,31 @@ function readEntry(path: string): Payload | undefined {
   }
   try {
     const entry = JSON.parse(text) as Entry;
-    if (!isMap(entry) || entry.format !== FORMAT || entry.build !== BUILD || typeof entry.payload !== "string" || !Array.isArray(entry.files)) return undefined;
+    if (
+      !isMap(entry) ||
+      entry.format !== FORMAT ||
+      entry.build !== BUILD ||
+      typeof entry.payload !== "string" ||
+      !Array.isArray(entry.files)
+    )
+      return undefined;
     if (sha256(entry.payload) !== entry.sum) return undefined;
     for (const file of entry.files) {
       if (!isMap(file) || typeof file.path !== "string" || !unchanged(file)) return undefined;
     }
     const payload = JSON.parse(entry.payload) as Payload;
-    if (!isMap(payload) || !isMap(payload.head) || !isPack(payload.own) || !Array.isArray(payload.replaced) || typeof payload.bounded !== "boolean" || !Array.isArray(payload.defaults) || !Array.isArray(payload.layers) || !Array.isArray(payload.ignored) || typeof payload.digest !== "string") return undefined;
+    if (
+      !isMap(payload) ||
+      !isMap(payload.head) ||
+      !isPack(payload.own) ||
+      !Array.isArray(payload.replaced) ||
+      typeof payload.bounded !== "boolean" ||
+      !Array.isArray(payload.defaults) ||
+      !Array.isArray(payload.layers) ||
+      !Array.isArray(payload.ignored) ||
+      typeof payload.digest !== "string"
+    )
+      return undefined;
     return payload;
   } catch {
     return undefined;
@@ -277,8 +324,19 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
   for (const key of payload.defaults) if (key !== "rules") head[key] = embedded[key];
   const policy = head as unknown as Policy;
   Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
-  attachRuleIndex(policy, packedRuleIndex([{ pack: payload.own }, { pack: DEFAULT_RULES, replaced }], () => policy.rules));
-  return { policy, digest: payload.digest, layers: payload.layers, warnings: payload.warnings, ignored: payload.ignored, repositoryRoot: payload.repositoryRoot, cwd };
+  attachRuleIndex(
+    policy,
+    packedRuleIndex([{ pack: payload.own }, { pack: DEFAULT_RULES, replaced }], () => policy.rules),
+  );
+  return {
+    policy,
+    digest: payload.digest,
+    layers: payload.layers,
+    warnings: payload.warnings,
+    ignored: payload.ignored,
+    repositoryRoot: payload.repositoryRoot,
+    cwd,
+  };
 }
 
 /**
@@ -294,14 +352,19 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
     if (recorded.some((file) => file.size === -1)) return;
     const texts = layer.files.map((file) => readPolicyText(file));
     if (texts.some((read) => !("text" in read))) return;
-    if ((require("./trust.ts") as typeof import("./trust.ts")).chainDigest(texts.map((read) => ("text" in read ? read.text : ""))) !== layer.digest) return;
+    if (
+      (require("./trust.ts") as typeof import("./trust.ts")).chainDigest(texts.map((read) => ("text" in read ? read.text : ""))) !==
+      layer.digest
+    )
+      return;
     files.push(...recorded);
   }
   // A layer file the loader left out (a repository file resolving outside the repository) counts too:
   // the entry is stale once it changes, moves or is trusted.
   for (const own of wanted) {
     const file = own.slice(own.indexOf(":") + 1);
-    if (!files.some((recorded) => recorded.path === file)) files.push(own.startsWith("repo:") ? withReal(recordFile(file)) : recordFile(file));
+    if (!files.some((recorded) => recorded.path === file))
+      files.push(own.startsWith("repo:") ? withReal(recordFile(file)) : recordFile(file));
   }
   if (wanted.some((own) => own.startsWith("repo:"))) {
     const storeAfter = recordFile(store);
@@ -320,7 +383,9 @@ function writeEntry(path: string, loaded: LoadedPolicy, wanted: string[], store:
   if (rest.length !== effective.length - own || rest.some((rule, at) => effective[own + at] !== rule)) return;
   const embedded = DEFAULT_POLICY as unknown as Record<string, unknown>;
   const head: Record<string, unknown> = { ...loaded.policy, rules: null };
-  const defaultSections = Object.keys(head).filter((key) => key !== "rules" && key in embedded && JSON.stringify(head[key]) === JSON.stringify(embedded[key]));
+  const defaultSections = Object.keys(head).filter(
+    (key) => key !== "rules" && key in embedded && JSON.stringify(head[key]) === JSON.stringify(embedded[key]),
+  );
   for (const key of defaultSections) head[key] = null;
   const payload: Payload = {
     digest: loaded.digest,

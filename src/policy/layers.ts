@@ -93,11 +93,23 @@ export function readPolicyText(path: string): { text: string } | { why: string }
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { why: code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "ELOOP" ? "too many levels of links" : `cannot open it (${code ?? "error"})` };
+    return {
+      why:
+        code === "ENOENT"
+          ? "no such file"
+          : code === "EACCES"
+            ? "permission denied"
+            : code === "ELOOP"
+              ? "too many levels of links"
+              : `cannot open it (${code ?? "error"})`,
+    };
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { why: `it is not a regular file (${stat.isDirectory() ? "a folder" : stat.isFIFO() ? "a pipe" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : stat.isSocket() ? "a socket" : "not a file"}); a policy must be a YAML file` };
+    if (!stat.isFile())
+      return {
+        why: `it is not a regular file (${stat.isDirectory() ? "a folder" : stat.isFIFO() ? "a pipe" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : stat.isSocket() ? "a socket" : "not a file"}); a policy must be a YAML file`,
+      };
     if (stat.size > MAX_POLICY_BYTES) return { why: `it is ${stat.size} bytes, more than the ${MAX_POLICY_BYTES} a policy may have` };
     const buffer = Buffer.alloc(stat.size);
     let done = 0;
@@ -125,7 +137,11 @@ function kindOf(value: unknown): string {
 /** A problem made safe to show: what it found is redacted and clipped. */
 export function safeProblem<T extends { message: string; found?: string }>(problem: T): T {
   const found = problem.found === undefined ? undefined : redact(problem.found);
-  return { ...problem, message: redact(problem.message), ...(found !== undefined ? { found: found.length > 120 ? `${found.slice(0, 120)}…` : found } : {}) };
+  return {
+    ...problem,
+    message: redact(problem.message),
+    ...(found !== undefined ? { found: found.length > 120 ? `${found.slice(0, 120)}…` : found } : {}),
+  };
 }
 
 /**
@@ -140,14 +156,34 @@ export function readLayerChain(file: string, seen: string[] = []): { files: Laye
 function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; problems: PolicyProblem[] } {
   const path = resolve(file);
   if (seen.includes(path)) {
-    return { files: [], problems: [{ file: path, path: "extends", message: `extends forms a loop: ${[...seen, path].join(" -> ")}`, hint: "remove one of the extends" }] };
+    return {
+      files: [],
+      problems: [
+        {
+          file: path,
+          path: "extends",
+          message: `extends forms a loop: ${[...seen, path].join(" -> ")}`,
+          hint: "remove one of the extends",
+        },
+      ],
+    };
   }
   if (seen.length >= MAX_EXTENDS_DEPTH) {
     return { files: [], problems: [{ file: path, path: "extends", message: `extends is nested more than ${MAX_EXTENDS_DEPTH} deep` }] };
   }
   const read = readPolicyText(path);
   if ("why" in read) {
-    return { files: [], problems: [{ file: path, path: "", message: `cannot read the policy: ${read.why}`, hint: "check the path given with --policy, VERDICT_POLICY or extends" }] };
+    return {
+      files: [],
+      problems: [
+        {
+          file: path,
+          path: "",
+          message: `cannot read the policy: ${read.why}`,
+          hint: "check the path given with --policy, VERDICT_POLICY or extends",
+        },
+      ],
+    };
   }
   const text = read.text;
   // Strictly, by the one reader of policy files (parse.ts): its problems come with line and column.
@@ -157,7 +193,12 @@ function readLayerChainRaw(file: string, seen: string[]): { files: LayerFile[]; 
   if (!parsed.ok) return { files: [], problems: parsed.problems };
   const data = parsed.data ?? {};
   if (Array.isArray(data) || !isMap(data)) {
-    return { files: [], problems: [{ file: path, path: "", message: "a policy file must be a map of keys (judge:, acts:, rules:, ...)", found: kindOf(data) }] };
+    return {
+      files: [],
+      problems: [
+        { file: path, path: "", message: "a policy file must be a map of keys (judge:, acts:, rules:, ...)", found: kindOf(data) },
+      ],
+    };
   }
   const files: LayerFile[] = [];
   const problems: PolicyProblem[] = [];

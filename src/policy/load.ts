@@ -21,7 +21,16 @@ import { resolve } from "node:path";
 import defaultText from "../../policy/default.yaml" with { type: "text" };
 import { DEFAULT_DIGEST, DEFAULT_POLICY } from "./generated/default-policy.ts";
 import { formatProblem, PolicyError, type PolicyProblem } from "./errors.ts";
-import { readLayerChain, repoPolicyPaths, repositoryRoot, resolvesInside, safeProblem, userPolicyPath, type Env, type LayerName } from "./layers.ts";
+import {
+  readLayerChain,
+  repoPolicyPaths,
+  repositoryRoot,
+  resolvesInside,
+  safeProblem,
+  userPolicyPath,
+  type Env,
+  type LayerName,
+} from "./layers.ts";
 import { emptyMerged, mergeLayer, type Origin } from "./merge.ts";
 import { positionOf } from "./positions.ts";
 import { layeredDigest } from "./digest.ts";
@@ -90,8 +99,6 @@ export type LoadedPolicy = {
 
 export type LoadResult = { ok: true; loaded: LoadedPolicy } | { ok: false; error: PolicyError };
 
-
-
 export function loadPolicy(options: LoadOptions): LoadResult {
   const result = loadOnce(options, options.origins === true);
   // Errors point into files, which needs origins: load again, tracking them.
@@ -121,7 +128,11 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
     // Every repository layer from the root down to cwd, root first, each under its own trust (or the one file policy trust names).
-    ...(options.repoFile !== undefined ? [options.repoFile] : wanted("repo") ? repoPolicyPaths(options.cwd) : []).map((file) => ({ name: "repo" as LayerName, file, mustExist: options.repoFile !== undefined })),
+    ...(options.repoFile !== undefined ? [options.repoFile] : wanted("repo") ? repoPolicyPaths(options.cwd) : []).map((file) => ({
+      name: "repo" as LayerName,
+      file,
+      mustExist: options.repoFile !== undefined,
+    })),
     { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
   ];
   for (const { name, file, mustExist } of candidates) {
@@ -137,7 +148,9 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     const root = name === "repo" ? (repositoryRoot(options.cwd) ?? options.cwd) : undefined;
     const outside = root === undefined ? [] : [file, ...chain.files.map((part) => part.file)].filter((part) => !resolvesInside(part, root));
     if (outside.length > 0 && !trusted) {
-      warnings.push(`ignored ${file}: it resolves outside the repository (${outside.join(", ")}), so it is not read until you trust it: verdict policy trust ${file}`);
+      warnings.push(
+        `ignored ${file}: it resolves outside the repository (${outside.join(", ")}), so it is not read until you trust it: verdict policy trust ${file}`,
+      );
       continue;
     }
     for (const part of chain.files) texts.set(part.file, part.text);
@@ -203,10 +216,23 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
 
   const policy = merged.value as Policy;
   // Compiled now, not when a command first meets them: every rule of a layer runs as it was checked.
-  if (written.size > 0 || tightening.size > 0) prove().compileEagerly(policy.rules, new Set([...(written.keys() as Iterable<Rule>), ...tightening]));
+  if (written.size > 0 || tightening.size > 0)
+    prove().compileEagerly(policy.rules, new Set([...(written.keys() as Iterable<Rule>), ...tightening]));
   const counted = layers.filter((layer) => !layer.ignored);
   const digest = counted.length === 1 ? DEFAULT_DIGEST : layeredDigest(DEFAULT_DIGEST, counted.slice(1));
-  return { ok: true, loaded: { policy, digest, layers, warnings, ignored, origins: merged.origins, repositoryRoot: repositoryRoot(options.cwd), cwd: options.cwd } };
+  return {
+    ok: true,
+    loaded: {
+      policy,
+      digest,
+      layers,
+      warnings,
+      ignored,
+      origins: merged.origins,
+      repositoryRoot: repositoryRoot(options.cwd),
+      cwd: options.cwd,
+    },
+  };
 }
 
 /** The one warning for an untrusted layer ignored whole. */

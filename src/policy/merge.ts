@@ -122,7 +122,8 @@ export function originOf(origins: Map<string, Origin>, path: (string | number)[]
   // A map that only exists through its children (a new act): the layer that set its first child.
   const prefix = `${path.join(".")}.`;
   for (const [key, origin] of origins) {
-    if (key.startsWith(prefix)) return { ...origin, path: origin.path.slice(0, origin.path.length - (key.split(".").length - path.length)) };
+    if (key.startsWith(prefix))
+      return { ...origin, path: origin.path.slice(0, origin.path.length - (key.split(".").length - path.length)) };
   }
   return undefined;
 }

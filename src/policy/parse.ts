@@ -107,7 +107,13 @@ export function parseExactly(text: string, file: string): Parsed {
       // The parser sets a node's tag only when the text writes one.
       const tag = (node as { tag?: string }).tag;
       if (tag !== undefined) {
-        problems.push({ file, ...at(node.range?.[0]), path: "", message: `a tag (${tag.replace(/^tag:yaml.org,2002:/, "!!")}) is not allowed in a policy`, hint: "remove the tag and write the value as it is meant" });
+        problems.push({
+          file,
+          ...at(node.range?.[0]),
+          path: "",
+          message: `a tag (${tag.replace(/^tag:yaml.org,2002:/, "!!")}) is not allowed in a policy`,
+          hint: "remove the tag and write the value as it is meant",
+        });
       }
     },
   });

@@ -102,7 +102,14 @@ class Scanner {
       this.i++;
       this.skipSpaces();
       if (this.i >= this.end || this.text[this.i] === "#") return this.keys;
-      if (/^[|>][+-]?$/.test(this.text.slice(this.i, this.end).replace(/\s+#.*$/, "").trimEnd())) {
+      if (
+        /^[|>][+-]?$/.test(
+          this.text
+            .slice(this.i, this.end)
+            .replace(/\s+#.*$/, "")
+            .trimEnd(),
+        )
+      ) {
         this.blockScalar = true;
         return this.keys;
       }
@@ -137,7 +144,8 @@ class Scanner {
     while (this.i < this.end) {
       const c = this.text[this.i] as string;
       if (c === "\t") return undefined;
-      if (c === ":" && (this.i + 1 === this.end || this.text[this.i + 1] === " " || (flow && /[,\]}]/.test(this.text[this.i + 1] ?? "")))) break;
+      if (c === ":" && (this.i + 1 === this.end || this.text[this.i + 1] === " " || (flow && /[,\]}]/.test(this.text[this.i + 1] ?? ""))))
+        break;
       if (c === "#" && this.text[this.i - 1] === " ") break;
       if (flow && (c === "," || c === "]" || c === "}" || c === "[" || c === "{")) break;
       // A colon inside a plain scalar (a:b) reads differently in flow context across YAML versions: not plain.

@@ -4,7 +4,15 @@
  * Apart from load.ts so that the rule engine's checks are initialised only when a layer is loaded.
  */
 import defaultText from "../../policy/default.yaml" with { type: "text" };
-import { catastrophicBacktracking, checkRule, checkTurnRule, compiledOf, compileRule, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
+import {
+  catastrophicBacktracking,
+  checkRule,
+  checkTurnRule,
+  compiledOf,
+  compileRule,
+  proveRuleExamples,
+  ruleIndex,
+} from "../answerers/rules.ts";
 import { checkToolRuleExamples } from "../tools/examples.ts";
 import { toolRuleProblems } from "../tools/rules.ts";
 import type { PolicyProblem } from "./errors.ts";
@@ -42,22 +50,47 @@ export function checkFile(part: LayerFile, written: Written): Pending[] {
     written.set(rule, { file: part.file, index });
     // Its act is checked once merged (checkMerged): here, what compiles.
     const slow = slowPatterns(rule.match, ["match"]);
-    for (const problem of slow) problems.push({ ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`), segments: ["tool_rules", index, ...problem.segments], path: ["tool_rules", index, ...problem.segments].join("."), found: problem.found, hint: problem.hint });
+    for (const problem of slow)
+      problems.push({
+        ...toolProblem(part.file, index, `tool rule ${rule.id}: ${problem.message}`),
+        segments: ["tool_rules", index, ...problem.segments],
+        path: ["tool_rules", index, ...problem.segments].join("."),
+        found: problem.found,
+        hint: problem.hint,
+      });
     // Compiling would refuse the same pattern again, in other words.
     if (slow.length > 0) return;
     for (const problem of toolRuleProblems([rule], [rule.act])) {
-      problems.push(toolProblem(part.file, index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
+      problems.push(
+        toolProblem(
+          part.file,
+          index,
+          problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`,
+        ),
+      );
     }
   });
   return problems;
 }
 
 /** The regular expressions (`/.../`) anywhere under `value` that could backtrack catastrophically. */
-function slowPatterns(value: unknown, at: (string | number)[]): { segments: (string | number)[]; message: string; found: string; hint: string }[] {
+function slowPatterns(
+  value: unknown,
+  at: (string | number)[],
+): { segments: (string | number)[]; message: string; found: string; hint: string }[] {
   if (typeof value === "string") {
     const regex = /^\/(.+)\/(i?)$/s.exec(value);
     const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
-    return slow ? [{ segments: at, message: `${slow}; rewrite it without nested repetition or overlapping alternatives`, found: JSON.stringify(value), hint: "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)" }] : [];
+    return slow
+      ? [
+          {
+            segments: at,
+            message: `${slow}; rewrite it without nested repetition or overlapping alternatives`,
+            found: JSON.stringify(value),
+            hint: "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)",
+          },
+        ]
+      : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => slowPatterns(item, [...at, index]));
   if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => slowPatterns(item, [...at, key]));
@@ -68,17 +101,36 @@ function toolProblem(file: string, index: number, message: string): Pending {
   return { file, segments: ["tool_rules", index], path: `tool_rules.${index}`, message };
 }
 
-function ruleProblem(file: string, at: (string | number)[], id: string, problem: { segments: (string | number)[]; message: string; found?: string; hint?: string }, kind = "rule"): Pending {
+function ruleProblem(
+  file: string,
+  at: (string | number)[],
+  id: string,
+  problem: { segments: (string | number)[]; message: string; found?: string; hint?: string },
+  kind = "rule",
+): Pending {
   const segments = [...at, ...problem.segments];
-  return { file, segments, path: segments.join("."), message: `${kind} ${id}: ${problem.message}`, found: problem.found, hint: problem.hint };
+  return {
+    file,
+    segments,
+    path: segments.join("."),
+    message: `${kind} ${id}: ${problem.message}`,
+    found: problem.found,
+    hint: problem.hint,
+  };
 }
 
 /**
  * Step 5 on a merged policy: entries a layer added are complete, references across sections hold, and
  * the examples of the rules in `written` hold when the engine judges them under this policy.
  */
-export function checkMerged(value: Record<string, unknown>, origins: Map<string, Origin> | undefined, written: Written, fallbackFile: string | undefined): Pending[] {
-  const locate = (problem: Omit<Pending, "file"> & { segments: (string | number)[] }) => located(problem, origins, value, written, fallbackFile);
+export function checkMerged(
+  value: Record<string, unknown>,
+  origins: Map<string, Origin> | undefined,
+  written: Written,
+  fallbackFile: string | undefined,
+): Pending[] {
+  const locate = (problem: Omit<Pending, "file"> & { segments: (string | number)[] }) =>
+    located(problem, origins, value, written, fallbackFile);
   const complete = checkComplete(value, DEFAULT_POLICY as unknown as Record<string, unknown>);
   if (complete.length > 0) return complete.map(locate);
   const policy = value as Policy;
@@ -88,8 +140,18 @@ export function checkMerged(value: Record<string, unknown>, origins: Map<string,
   for (const rule of policy.tool_rules ?? []) {
     const where = written.get(rule);
     if (!where) continue;
-    const own = [...toolRuleProblems([rule], acts).filter((problem) => problem.message.startsWith("unknown act")), ...checkToolRuleExamples({ tool_rules: [rule] })];
-    for (const problem of own) problems.push(toolProblem(where.file, where.index, problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`));
+    const own = [
+      ...toolRuleProblems([rule], acts).filter((problem) => problem.message.startsWith("unknown act")),
+      ...checkToolRuleExamples({ tool_rules: [rule] }),
+    ];
+    for (const problem of own)
+      problems.push(
+        toolProblem(
+          where.file,
+          where.index,
+          problem.message.startsWith("tool rule") ? problem.message : `tool rule ${rule.id}: ${problem.message}`,
+        ),
+      );
   }
   // Compiled through the policy's own index: the engine later finds these rules compiled already.
   const { entries } = ruleIndex(policy.rules);
@@ -98,7 +160,12 @@ export function checkMerged(value: Record<string, unknown>, origins: Map<string,
     const where = written.get(rule);
     if (!where || !rule.examples) continue;
     for (const problem of proveRuleExamples(rule, policy, compiledOf(entry))) {
-      problems.push({ file: where.file, segments: ["rules", where.index, ...problem.segments], path: ["rules", where.index, ...problem.segments].join("."), message: problem.message });
+      problems.push({
+        file: where.file,
+        segments: ["rules", where.index, ...problem.segments],
+        path: ["rules", where.index, ...problem.segments].join("."),
+        message: problem.message,
+      });
     }
   }
   return problems;
@@ -110,7 +177,10 @@ let defaultProven: Pending[] | undefined;
 export function defaultProblems(): Pending[] {
   if (defaultProven) return defaultProven;
   const written: Written = new Map();
-  const problems = checkFile({ file: DEFAULT_FILE, text: defaultText, data: DEFAULT_POLICY as unknown as Record<string, unknown> }, written);
+  const problems = checkFile(
+    { file: DEFAULT_FILE, text: defaultText, data: DEFAULT_POLICY as unknown as Record<string, unknown> },
+    written,
+  );
   problems.push(...checkSemantics(DEFAULT_POLICY).map((problem) => ({ ...problem, file: DEFAULT_FILE })));
   for (const rule of DEFAULT_POLICY.rules) {
     const index = written.get(rule)?.index ?? 0;
@@ -147,4 +217,3 @@ function located(
   }
   return { ...problem, file: fallbackFile ?? DEFAULT_FILE };
 }
-

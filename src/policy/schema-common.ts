@@ -15,11 +15,7 @@ export const Memory = z
 export const Probability = z.number().min(0).max(1);
 
 /** A label a model answers with: short, lowercase, one token where possible. */
-export const Label = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]*$/, { message: "a lowercase label such as delete or stopped-early" });
+export const Label = z.string().regex(/^[a-z][a-z0-9-]*$/, { message: "a lowercase label such as delete or stopped-early" });
 
 /** An http(s) URL. A plain pattern, so the JSON Schema needs no format plugin. */
-export const HttpUrl = z
-  .string()
-  .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "an http:// or https:// URL" });
+export const HttpUrl = z.string().regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "an http:// or https:// URL" });

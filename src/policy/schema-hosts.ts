@@ -7,7 +7,9 @@ import { z } from "zod";
 import { Duration } from "./schema-common.ts";
 
 const CanAsk = z.enum(["ask", "deny", "pass"]);
-const CannotAsk = z.enum(["deny", "pass"]).describe("deny or pass: this host cannot ask a person (ask would let the command run or end the run).");
+const CannotAsk = z
+  .enum(["deny", "pass"])
+  .describe("deny or pass: this host cannot ask a person (ask would let the command run or end the run).");
 
 function perHost(what: string) {
   return z
@@ -22,7 +24,9 @@ function perHost(what: string) {
 
 export const HostsSection = z
   .strictObject({
-    on_error: perHost("The decision on a shell command when verdict itself fails (a broken policy, a malformed payload, a crash, no time left)"),
+    on_error: perHost(
+      "The decision on a shell command when verdict itself fails (a broken policy, a malformed payload, a crash, no time left)",
+    ),
     ask_becomes: perHost("What an ask verdict becomes"),
     judge_turn_ends: z.boolean().describe("Judge a turn's end and ask the host to continue a turn that stopped early."),
     max_continues: z
@@ -34,7 +38,9 @@ export const HostsSection = z
     respond_within: Duration.describe(
       "The latest a hook answers, counted from its start, whatever happens; past it the host gets on_error (commands) or pass (turn ends). Keep it below hook_timeout.",
     ),
-    hook_timeout: Duration.describe("The timeout verdict install writes into each host's settings (seconds for Claude Code and Codex, milliseconds for Gemini CLI)."),
+    hook_timeout: Duration.describe(
+      "The timeout verdict install writes into each host's settings (seconds for Claude Code and Codex, milliseconds for Gemini CLI).",
+    ),
   })
   .describe("Hook adapters for Claude Code, Codex CLI, Gemini CLI and Cursor.");
 

@@ -56,32 +56,60 @@ const RuleMatch = z
     options_with_value: z
       .array(z.string())
       .optional()
-      .describe("Options of this program that take the next word as their value (git's -C and -c), so the value is not taken for the subcommand or an argument. YAML anchors share one list between rules."),
+      .describe(
+        "Options of this program that take the next word as their value (git's -C and -c), so the value is not taken for the subcommand or an argument. YAML anchors share one list between rules.",
+      ),
     subcommand: OneOrMany.optional().describe(
       "The first arguments that are not options, as words separated by spaces: push for git push, 's3 rm' for aws s3 rm; the word ... stands for any number of words ('... delete' for gcloud compute instances delete).",
     ),
-    flags_any: Patterns.optional().describe("At least one of these options is given (-rf counts as -r and -f; --force also as --force=...; -- matches the end of options)."),
+    flags_any: Patterns.optional().describe(
+      "At least one of these options is given (-rf counts as -r and -f; --force also as --force=...; -- matches the end of options).",
+    ),
     flags_all: Patterns.optional().describe("All of these options are given."),
     flags_none: Patterns.optional().describe("None of these options is given."),
-    args_any: Patterns.optional().describe("Some argument after the program (options and their values included) matches one of these patterns."),
+    args_any: Patterns.optional().describe(
+      "Some argument after the program (options and their values included) matches one of these patterns.",
+    ),
     args_none: Patterns.optional().describe("No argument matches any of these patterns."),
     option_values: z
       .record(z.string().regex(/^-/, { message: "an option such as -c or --config-env" }), Patterns)
       .optional()
-      .describe("The value of one of these options (option: [patterns]) matches: git -c core.pager=x, curl -X DELETE. A value comes from the next word for options_with_value, or after = (--method=DELETE), or glued to a short option (-XDELETE)."),
+      .describe(
+        "The value of one of these options (option: [patterns]) matches: git -c core.pager=x, curl -X DELETE. A value comes from the next word for options_with_value, or after = (--method=DELETE), or glued to a short option (-XDELETE).",
+      ),
     operands_min: z.number().int().min(0).optional().describe("At least this many arguments that are not options, after the subcommand."),
     operands_max: z.number().int().min(0).optional().describe("At most this many arguments that are not options, after the subcommand."),
-    paths_any: z.array(PathClass).min(1).optional().describe("Some argument that is not an option (after the subcommand) falls in one of these places."),
+    paths_any: z
+      .array(PathClass)
+      .min(1)
+      .optional()
+      .describe("Some argument that is not an option (after the subcommand) falls in one of these places."),
     paths_all: z.array(PathClass).min(1).optional().describe("There is such an argument, and every one falls in one of these places."),
     paths_none: z.array(PathClass).min(1).optional().describe("No such argument falls in any of these places."),
-    target_any: z.array(PathClass).min(1).optional().describe("The last such argument (the destination of cp, mv, ln, install, rsync) falls in one of these places."),
-    paths_exist: z.boolean().optional().describe("true: some such argument names a file or folder that exists (looked up on disk); false: none does."),
-    paths_tracked: z.boolean().optional().describe("true: there is such an argument and git's index tracks every one (so git can bring it back); false: some one is not tracked."),
+    target_any: z
+      .array(PathClass)
+      .min(1)
+      .optional()
+      .describe("The last such argument (the destination of cp, mv, ln, install, rsync) falls in one of these places."),
+    paths_exist: z
+      .boolean()
+      .optional()
+      .describe("true: some such argument names a file or folder that exists (looked up on disk); false: none does."),
+    paths_tracked: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: there is such an argument and git's index tracks every one (so git can bring it back); false: some one is not tracked.",
+      ),
     redirect: RedirectMatch.optional(),
     env_any: Patterns.optional().describe("One of these environment variables is set on the command: NAME, or NAME=pattern for its value."),
     via_any: Patterns.optional().describe("The command runs through one of these wrappers (sudo, xargs, find -exec, bash -c, ...)."),
-    stdin_from: Patterns.optional().describe("The command reads its standard input from a pipe whose writer is one of these programs (curl | sh)."),
-    stdin_any: Patterns.optional().describe("The here-document or here-string fed to the command matches one of these patterns (psql <<SQL ... DROP TABLE)."),
+    stdin_from: Patterns.optional().describe(
+      "The command reads its standard input from a pipe whose writer is one of these programs (curl | sh).",
+    ),
+    stdin_any: Patterns.optional().describe(
+      "The here-document or here-string fed to the command matches one of these patterns (psql <<SQL ... DROP TABLE).",
+    ),
     command_exact: z
       .string()
       .min(1)
@@ -111,14 +139,22 @@ export const Rule = z
     runs: z
       .enum(["rest"])
       .optional()
-      .describe("rest: the words after the subcommand (and its options) are a command this program runs, judged as well (uv run, poetry run, bundle exec, direnv exec DIR)."),
+      .describe(
+        "rest: the words after the subcommand (and its options) are a command this program runs, judged as well (uv run, poetry run, bundle exec, direnv exec DIR).",
+      ),
     act: Label.describe("The act the command does: one of the labels under acts."),
     undo: z.number().min(0).describe("How hard it is to undo, on the undo_levels scale (0 = nothing to undo)."),
     load: z.number().min(0).default(0).describe("How heavy it is, on the load_levels scale."),
     confidence: Probability.default(1).describe("How sure the rule is of its act (the rest of the probability is spread)."),
     decision: z.enum(["allow", "ask", "deny"]).optional().describe("An outright verdict regardless of thresholds."),
     reason: z.string().min(1).describe("Why, in a sentence the user reads."),
-    suggest: z.string().min(1).optional().describe("A safer form known to the rule (a --dry-run, --force-with-lease, a path inside the project), shown when the verdict is ask or deny."),
+    suggest: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A safer form known to the rule (a --dry-run, --force-with-lease, a path inside the project), shown when the verdict is ask or deny.",
+      ),
     examples: z
       .strictObject({
         match: z.array(z.string()).default([]),

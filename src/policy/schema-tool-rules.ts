@@ -14,35 +14,51 @@ import { PathClass } from "./schema-rules.ts";
 
 export const ToolKind = z
   .enum(["read", "write", "edit", "delete", "fetch", "mcp"])
-  .describe("read: a file read; write: a whole file written (created or overwritten); edit: part of a file replaced; delete: a file removed; fetch: a URL fetched; mcp: an MCP server's tool called.");
+  .describe(
+    "read: a file read; write: a whole file written (created or overwritten); edit: part of a file replaced; delete: a file removed; fetch: a URL fetched; mcp: an MCP server's tool called.",
+  );
 
-const FileChange = z.enum(["create", "modify", "delete"]).describe("create: the file does not exist yet; modify: it exists and is changed; delete: it is removed.");
+const FileChange = z
+  .enum(["create", "modify", "delete"])
+  .describe("create: the file does not exist yet; modify: it exists and is changed; delete: it is removed.");
 
 const Patterns = z.array(z.string()).min(1);
 
 const ToolRuleMatch = z
   .strictObject({
     kind: z.array(ToolKind).min(1).optional().describe("The part is one of these kinds."),
-    tool: Patterns.optional().describe("The host's name for the tool (Write, apply_patch, replace, read_file) or, for mcp, the MCP tool's name (delete_repository); tried as given and in lower-case snake_case words (deleteRepo and delete-repo as delete_repo)."),
+    tool: Patterns.optional().describe(
+      "The host's name for the tool (Write, apply_patch, replace, read_file) or, for mcp, the MCP tool's name (delete_repository); tried as given and in lower-case snake_case words (deleteRepo and delete-repo as delete_repo).",
+    ),
     server: Patterns.optional().describe("mcp: the MCP server's name."),
     args_any: z
       .record(z.string().min(1), Patterns)
       .optional()
-      .describe("mcp: some named argument's value (as text; objects as JSON) matches one of its patterns. The name * stands for any argument."),
-    url: Patterns.optional().describe("fetch: the URL matches, as written or as a browser normalises it (host lower-cased, 0xa9fea9fe and 2852039166 as 169.254.169.254)."),
+      .describe(
+        "mcp: some named argument's value (as text; objects as JSON) matches one of its patterns. The name * stands for any argument.",
+      ),
+    url: Patterns.optional().describe(
+      "fetch: the URL matches, as written or as a browser normalises it (host lower-cased, 0xa9fea9fe and 2852039166 as 169.254.169.254).",
+    ),
     carries_secret: z
       .boolean()
       .optional()
-      .describe("fetch: the URL carries a credential out (a token of a known shape, a secret-named parameter, a private key, or a long encoded blob)."),
+      .describe(
+        "fetch: the URL carries a credential out (a token of a known shape, a secret-named parameter, a private key, or a long encoded blob).",
+      ),
     path_class: z.array(PathClass).min(1).optional().describe("The path falls in one of these places (after symlinks are resolved)."),
     path_class_none: z.array(PathClass).min(1).optional().describe("The path falls in none of these places."),
-    path: Patterns.optional().describe("The path matches: tried as an absolute path, as ~/... under the home, and relative to the project root inside the project."),
+    path: Patterns.optional().describe(
+      "The path matches: tried as an absolute path, as ~/... under the home, and relative to the project root inside the project.",
+    ),
     path_none: Patterns.optional().describe("The path matches none of these."),
     name: Patterns.optional().describe("The file's own name (the last part of the path) matches."),
     change: z.array(FileChange).min(1).optional().describe("What the part does to the file, looked up on disk: create, modify or delete."),
     exists: z.boolean().optional().describe("The file exists already (looked up on disk, symlinks followed)."),
     tracked: z.boolean().optional().describe("git's index tracks the file (so git can bring back what it held)."),
-    content_any: Patterns.optional().describe("What the part adds matches one of these (use /regex/ for a part of it): for a write over an existing file, the lines the file does not have yet; for an edit, the new text's lines the replaced text does not have; else the whole new content."),
+    content_any: Patterns.optional().describe(
+      "What the part adds matches one of these (use /regex/ for a part of it): for a write over an existing file, the lines the file does not have yet; for an edit, the new text's lines the replaced text does not have; else the whole new content.",
+    ),
   })
   .describe("What a part of a tool call must look like for the rule to apply; every given field must hold.");
 
@@ -51,7 +67,10 @@ export const ToolExample = z
     kind: ToolKind,
     tool: z.string().optional().describe("The host's tool name, or the MCP tool's name; default: the kind."),
     path: z.string().optional(),
-    exists: z.boolean().optional().describe("Whether the file exists; default: a name with a dot exists (as in the shell rules' examples)."),
+    exists: z
+      .boolean()
+      .optional()
+      .describe("Whether the file exists; default: a name with a dot exists (as in the shell rules' examples)."),
     tracked: z.boolean().optional().describe("Default: false."),
     content: z.string().optional(),
     server: z.string().optional(),
@@ -80,11 +99,16 @@ export const ToolRule = z
 
 export const ToolRulesSection = z
   .array(ToolRule)
-  .describe("Rules for file, fetch and MCP tool calls. Stronger layers' rules are tried first; the first rule that matches a part answers for it.");
+  .describe(
+    "Rules for file, fetch and MCP tool calls. Stronger layers' rules are tried first; the first rule that matches a part answers for it.",
+  );
 
 export const ToolCallExample = z
   .strictObject({
-    tool: z.string().min(1).describe("The host's tool name: Write, Edit, Read, apply_patch, write_file, mcp__github__delete_repository, ..."),
+    tool: z
+      .string()
+      .min(1)
+      .describe("The host's tool name: Write, Edit, Read, apply_patch, write_file, mcp__github__delete_repository, ..."),
     input: z.record(z.string(), z.unknown()).describe("The tool's input, as the host sends it (tool_input)."),
     cwd: z.string().optional().describe("The working directory; default: where `verdict policy test` runs."),
     verdict: z.enum(["allow", "pass", "ask", "deny"]),

@@ -19,7 +19,9 @@ export const TurnRule = z
     final_matches: Patterns.optional().describe(
       "Regular expressions (case-insensitive); one must match the final message's own words: fenced code blocks, quoted lines (> ...), inline code and double-quoted text are replaced by placeholders first, so text the message only quotes is no evidence.",
     ),
-    final_not_matches: Patterns.optional().describe("Regular expressions (case-insensitive); none may match the final message as written (quotes and code included)."),
+    final_not_matches: Patterns.optional().describe(
+      "Regular expressions (case-insensitive); none may match the final message as written (quotes and code included).",
+    ),
     final_tail: z
       .number()
       .int()
@@ -38,13 +40,17 @@ export const TurnRule = z
         failed: z.boolean().describe("true: the last such command of the turn failed; false: it succeeded."),
       })
       .optional()
-      .describe("Evidence from the transcript: the last command of the turn that matches, and whether it failed. No such command: the rule does not apply."),
+      .describe(
+        "Evidence from the transcript: the last command of the turn that matches, and whether it failed. No such command: the rule does not apply.",
+      ),
     ending: Label.describe("The ending this evidence points to: one of the labels under endings."),
     confidence: Probability.describe("The probability given to that ending; the rest is spread evenly over the others."),
     outright: z
       .boolean()
       .optional()
-      .describe("The rule's answer stands even when a model is configured, and no model is asked: for evidence a model is not shown, such as the transcript's commands."),
+      .describe(
+        "The rule's answer stands even when a model is configured, and no model is asked: for evidence a model is not shown, such as the transcript's commands.",
+      ),
     reason: z.string().min(1).describe("Why, in a sentence the user and the assistant read."),
   })
   .describe("An offline rule for judging a turn's end. A rule with no condition never applies.");

@@ -17,9 +17,7 @@ const Text = z.string().min(1);
 
 export const Thresholds = z
   .strictObject({
-    ask_at_consequential: Probability.describe(
-      "Ask when the probability of one consequential act reaches this (one act, not their sum).",
-    ),
+    ask_at_consequential: Probability.describe("Ask when the probability of one consequential act reaches this (one act, not their sum)."),
     ask_at_undo: z.number().min(0).describe("Ask when the expected undo level reaches this."),
     allow_at_ordinary: Probability.describe("Allow when the ordinary acts together reach this probability ..."),
     allow_undo_at_most: z.number().min(0).describe("... and the expected undo level is at most this."),
@@ -173,7 +171,5 @@ function deepPartial<T extends z.ZodTypeAny>(schema: T): z.ZodTypeAny {
 }
 
 function unwrapOptional(schema: z.ZodTypeAny): z.ZodTypeAny {
-  return schema instanceof z.ZodOptional || schema instanceof z.ZodDefault
-    ? unwrapOptional(schema.unwrap() as z.ZodTypeAny)
-    : schema;
+  return schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? unwrapOptional(schema.unwrap() as z.ZodTypeAny) : schema;
 }

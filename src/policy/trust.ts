@@ -89,7 +89,8 @@ const ADDABLE: Record<string, (entry: unknown, effectiveIds: Set<unknown>) => st
     if (ids.has(entry.id)) return `it would replace the rule ${JSON.stringify(entry.id)} of a trusted layer`;
     if (entry.decision !== "deny" && entry.decision !== "ask") return "an untrusted policy may add only rules with decision: ask or deny";
     const match = isMap(entry.match) ? entry.match : {};
-    if (match.program === undefined || match.command_exact !== undefined) return "an untrusted policy may add only rules that name a program (match.program, without command_exact)";
+    if (match.program === undefined || match.command_exact !== undefined)
+      return "an untrusted policy may add only rules that name a program (match.program, without command_exact)";
     if (entry.runs !== undefined) return "an untrusted rule may not say what a program runs (runs)";
     return undefined;
   },
@@ -110,7 +111,10 @@ type Ignored = { path: string; why: string };
  * `effective` (the merge of the trusted layers beneath it), and what was
  * ignored with why.
  */
-export function stricterOnly(layer: Record<string, unknown>, effective: Record<string, unknown>): { kept: Record<string, unknown>; ignored: Ignored[] } {
+export function stricterOnly(
+  layer: Record<string, unknown>,
+  effective: Record<string, unknown>,
+): { kept: Record<string, unknown>; ignored: Ignored[] } {
   const ignored: Ignored[] = [];
   const kept: Record<string, unknown> = {};
   walk(layer, [], kept, effective, ignored);
@@ -132,7 +136,13 @@ function setAt(root: Record<string, unknown>, path: string[], value: unknown) {
   node[path[path.length - 1]!] = value;
 }
 
-function walk(node: Record<string, unknown>, at: string[], kept: Record<string, unknown>, effective: Record<string, unknown>, ignored: Ignored[]) {
+function walk(
+  node: Record<string, unknown>,
+  at: string[],
+  kept: Record<string, unknown>,
+  effective: Record<string, unknown>,
+  ignored: Ignored[],
+) {
   for (const [key, value] of Object.entries(node)) {
     // extends is followed by the loader; version is always 1 (the schema says so): neither loosens anything.
     if ((key === "extends" || key === "version") && at.length === 0) continue;

@@ -26,7 +26,8 @@ function schemaAt(pointer: string): SchemaNode | undefined {
   // A text import: Bun gives the file's text, whatever TypeScript infers for .json.
   schema ??= JSON.parse(schemaText as unknown as string);
   let node: unknown = schema;
-  for (const part of segmentsOf(pointer.replace(/^#/, ""))) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of segmentsOf(pointer.replace(/^#/, "")))
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
   return node && typeof node === "object" ? (node as SchemaNode) : undefined;
 }
 
@@ -48,11 +49,13 @@ export function checkLayer(data: unknown): SchemaProblem[] {
   validateLayer ??= (require("./generated/validators.js") as typeof import("./generated/validators.js")).validateLayer as Validator;
   const validate = validateLayer;
   if (validate(data)) return [];
-  const errors = (validate.errors ?? []).map((error): Explained => ({
-    ...error,
-    parentSchema: schemaAt(error.schemaPath.split("/").slice(0, -1).join("/")),
-    data: dataAt(data, segmentsOf(error.instancePath)),
-  }));
+  const errors = (validate.errors ?? []).map(
+    (error): Explained => ({
+      ...error,
+      parentSchema: schemaAt(error.schemaPath.split("/").slice(0, -1).join("/")),
+      data: dataAt(data, segmentsOf(error.instancePath)),
+    }),
+  );
   // Unions (a string or a list) report every branch; keep the most specific.
   const problems = errors.filter((error) => error.keyword !== "anyOf" && error.keyword !== "oneOf").map(describe);
   return dedupe(problems.length > 0 ? problems : errors.map(describe));
@@ -69,7 +72,12 @@ function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
 }
 
 function segmentsOf(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function shown(value: unknown): string {
@@ -116,7 +124,13 @@ function describe(error: Explained): SchemaProblem {
           : typeof error.data === "number" && isMemory
             ? `write it with a unit: ${error.data}MB`
             : description;
-      return { ...base, message: "wrong type", expected: isDuration ? "a duration with a unit" : isMemory ? "a memory size with a unit" : String(error.params.type), found: shown(error.data), hint: unitHint };
+      return {
+        ...base,
+        message: "wrong type",
+        expected: isDuration ? "a duration with a unit" : isMemory ? "a memory size with a unit" : String(error.params.type),
+        found: shown(error.data),
+        hint: unitHint,
+      };
     }
     case "enum": {
       const allowed = (error.params.allowedValues as unknown[]) ?? [];

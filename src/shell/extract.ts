@@ -45,7 +45,16 @@ function knownStdin(text: string, label: Stdin["label"]): Stdin {
 }
 
 type Action =
-  | { k: "run" | "find-child"; argv: string[]; words: readonly Word[]; dynamic: boolean; via: string[]; env: Record<string, string>; cwd?: CwdChange; ownDir?: boolean }
+  | {
+      k: "run" | "find-child";
+      argv: string[];
+      words: readonly Word[];
+      dynamic: boolean;
+      via: string[];
+      env: Record<string, string>;
+      cwd?: CwdChange;
+      ownDir?: boolean;
+    }
   | { k: "code"; code: string; label: string; via: string[]; env: Record<string, string>; cwd?: CwdChange; positional?: Positional };
 
 const NOTHING_CONSUMED: ReadonlySet<number> = new Set<number>();
@@ -130,7 +139,9 @@ export class Walker {
     const ownInput = doc !== undefined || readsFile(cmd.redirs);
     const input = doc !== undefined ? knownStdin(documentText(doc, ctx.positional), "heredoc->sh") : ownInput ? undefined : stdin;
     const inner: Ctx =
-      redirs.length === 0 && input === ctx.stdin && !ownInput ? ctx : { ...ctx, redirs: [...ctx.redirs, ...redirs], stdin: input, stdinFrom: ownInput ? undefined : ctx.stdinFrom };
+      redirs.length === 0 && input === ctx.stdin && !ownInput
+        ? ctx
+        : { ...ctx, redirs: [...ctx.redirs, ...redirs], stdin: input, stdinFrom: ownInput ? undefined : ctx.stdinFrom };
     switch (cmd.k) {
       case "subshell":
         return this.list(cmd.body, { ...inner, scope: { ...ctx.scope } });
@@ -204,7 +215,19 @@ export class Walker {
       const redirs = this.redirects(cmd.redirs, ctx);
       if (cmd.redirs.length > 0) {
         // `> file` alone is `: > file`: it truncates or creates the file, so it is reported.
-        this.emit({ program: ":", name: ":", argv: [":"], env, redirects: [...ctx.redirs, ...redirs], via: [...ctx.via], dynamic: false, cwd: ctx.scope.cwd }, ctx.sink);
+        this.emit(
+          {
+            program: ":",
+            name: ":",
+            argv: [":"],
+            env,
+            redirects: [...ctx.redirs, ...redirs],
+            via: [...ctx.via],
+            dynamic: false,
+            cwd: ctx.scope.cwd,
+          },
+          ctx.sink,
+        );
       } else {
         for (const a of cmd.assigns) {
           if (Object.hasOwn(this.assignments, a.name)) this.reassigned.add(a.name);
@@ -249,7 +272,8 @@ export class Walker {
       const cwd = action.cwd === undefined ? ctx.scope.cwd : resolveDir(ctx.scope.cwd, action.cwd.dir);
       if (action.k === "code") {
         // The code's standard input is the command's: a here-document not already taken as the code, or the pipe.
-        const stdin: Stdin | undefined = stdinScript !== undefined ? (plan.heredocIsCode ? undefined : knownStdin(stdinScript, "heredoc->sh")) : pipeStdin;
+        const stdin: Stdin | undefined =
+          stdinScript !== undefined ? (plan.heredocIsCode ? undefined : knownStdin(stdinScript, "heredoc->sh")) : pipeStdin;
         this.code(action.code, action.label, {
           ...ctx,
           via: action.via,
@@ -299,9 +323,16 @@ export class Walker {
      * an argument xargs adds from known input.
      */
     const visit = (
-      argv: readonly string[], words: readonly Word[], origin: readonly number[],
-      start: number, end: number, via: string[], env: Record<string, string>, cwd: CwdChange | undefined,
-      child: { ownDir: boolean } | undefined, openEnded: boolean,
+      argv: readonly string[],
+      words: readonly Word[],
+      origin: readonly number[],
+      start: number,
+      end: number,
+      via: string[],
+      env: Record<string, string>,
+      cwd: CwdChange | undefined,
+      child: { ownDir: boolean } | undefined,
+      openEnded: boolean,
     ): void => {
       let i = start;
       for (;;) {
@@ -311,7 +342,16 @@ export class Walker {
         const step = dynamic ? ({ k: "self" } as const) : unwrapStep(argv, i, end);
         // A wrapper listed as itself too (docker exec, ssh with a script): before what it runs, with the via that led to it.
         const keepSelf = (): void => {
-          actions.push({ k: child === undefined ? "run" : "find-child", argv: argv.slice(i, end), words: words.slice(i, end), dynamic: false, via, env, cwd, ownDir: child?.ownDir });
+          actions.push({
+            k: child === undefined ? "run" : "find-child",
+            argv: argv.slice(i, end),
+            words: words.slice(i, end),
+            dynamic: false,
+            via,
+            env,
+            cwd,
+            ownDir: child?.ownDir,
+          });
         };
         if (step.k === "wrap") {
           if (step.keep === true) keepSelf();
@@ -321,7 +361,8 @@ export class Walker {
           if (step.xargs !== undefined) {
             // Arguments piped in from a literal echo/printf are known: list the commands xargs builds.
             const input = stdinScript ?? pipeStdin?.text();
-            const built = input === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), input, step.xargs);
+            const built =
+              input === undefined || step.xargs.fromFile ? undefined : xargsCommands(argv.slice(step.next, end), input, step.xargs);
             if (built !== undefined) {
               const base = origin.slice(step.next, end);
               const tw = words.slice(step.next, end);
@@ -345,7 +386,10 @@ export class Walker {
           const idx = step.consumed.length === 1 ? (origin[step.consumed[0] as number] ?? -1) : -1;
           const output = idx === -1 ? undefined : this.substitutedOutput(words[step.consumed[0] as number] as Word, ctx);
           if (output === undefined) for (const k of step.consumed) if ((origin[k] ?? -1) !== -1) consumed.add(origin[k] as number);
-          const positional = openEnded || step.positional === undefined ? undefined : knownArguments(step.positional, words, end - step.positional.length, ctx.positional);
+          const positional =
+            openEnded || step.positional === undefined
+              ? undefined
+              : knownArguments(step.positional, words, end - step.positional.length, ctx.positional);
           const base = { label: step.label, via: [...via, step.label], env: { ...env, ...step.env }, cwd, positional };
           if (step.keep === true) keepSelf();
           for (const code of output !== undefined ? [output] : (step.variants ?? [step.code])) actions.push({ k: "code", code, ...base });
@@ -356,7 +400,9 @@ export class Walker {
           const w = words[step.index];
           const text = w === undefined ? undefined : this.substitutedOutput(w, ctx, "<(");
           if (text !== undefined) {
-            const positional = openEnded ? undefined : knownArguments(argv.slice(step.index + 1, end), words, step.index + 1, ctx.positional);
+            const positional = openEnded
+              ? undefined
+              : knownArguments(argv.slice(step.index + 1, end), words, step.index + 1, ctx.positional);
             actions.push({ k: "code", code: text, label: step.label, via: [...via, step.label], env, cwd, positional });
             return;
           }
@@ -395,7 +441,18 @@ export class Walker {
         actions.push(child === undefined ? { k: "run", ...run } : { k: "find-child", ...run, ownDir: child.ownDir });
         if (step.k === "find") {
           for (const seg of step.segments) {
-            visit(argv, words, origin, seg.start, seg.end, [...via, seg.label], env, seg.ownDir ? { dir: undefined } : cwd, { ownDir: seg.ownDir }, openEnded);
+            visit(
+              argv,
+              words,
+              origin,
+              seg.start,
+              seg.end,
+              [...via, seg.label],
+              env,
+              seg.ownDir ? { dir: undefined } : cwd,
+              { ownDir: seg.ownDir },
+              openEnded,
+            );
           }
         }
         return;
@@ -648,7 +705,11 @@ function literalWords(args: readonly string[]): Word[] {
  * put in place of the -I string (one command per line) or appended (-n N per command). At most
  * MAX_VARIANTS commands are listed.
  */
-function xargsCommands(template: readonly string[], input: string, how: XargsInput): { args: string[]; at: number; count: number }[] | undefined {
+function xargsCommands(
+  template: readonly string[],
+  input: string,
+  how: XargsInput,
+): { args: string[]; at: number; count: number }[] | undefined {
   const out: { args: string[]; at: number; count: number }[] = [];
   if (how.replace !== undefined) {
     const r = how.replace;

@@ -13,8 +13,28 @@ import { isDelim, parseHeredocBody, parseWord, tryArith } from "./words.ts";
 type Stop = "eof" | ")" | readonly string[];
 
 const RESERVED = new Set([
-  "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for",
-  "select", "in", "function", "{", "}", "!", "[[", "]]", "time", "coproc",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "fi",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "while",
+  "until",
+  "for",
+  "select",
+  "in",
+  "function",
+  "{",
+  "}",
+  "!",
+  "[[",
+  "]]",
+  "time",
+  "coproc",
 ]);
 /** Reserved words that close something; met where nothing is open, they are syntax errors. */
 const CLOSERS = new Set(["then", "elif", "else", "fi", "do", "done", "esac", "}", "]]"]);
@@ -529,7 +549,6 @@ function wordLiteral(w: Word): string {
   }
   return out;
 }
-
 
 function parseSimple(s: Source): Command {
   const start = s.pos;

@@ -69,7 +69,14 @@ export class Source {
 }
 
 export function newBudget(textLength: number): Budget {
-  return { commands: 0, words: 0, backtrack: 0, backtrackMax: 4 * textLength + 100_000, expanded: 0, expandedMax: 16 * textLength + (1 << 20) };
+  return {
+    commands: 0,
+    words: 0,
+    backtrack: 0,
+    backtrackMax: 4 * textLength + 100_000,
+    expanded: 0,
+    expandedMax: 16 * textLength + (1 << 20),
+  };
 }
 
 /** "line:col" of an offset, 1-based, for error messages. */

@@ -476,8 +476,19 @@ function parseBraceParam(s: Source, ctx: DollarCtx, start: number): WordPart[] {
 }
 
 const SIMPLE_ESC: Record<string, string> = {
-  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v",
-  "\\": "\\", "'": "'", '"': '"', "?": "?",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
 };
 
 function parseAnsiC(s: Source): WordPart {

@@ -16,7 +16,16 @@ export type Step =
    * `code` is shell code taken from the words argv[consumed], run with the given positional parameters.
    * `variants`, when present, are the code once per known argument (`parallel cmd {} ::: a b`).
    */
-  | { k: "code"; label: string; code: string; consumed: number[]; positional?: string[]; env?: Record<string, string>; variants?: string[]; keep?: boolean }
+  | {
+      k: "code";
+      label: string;
+      code: string;
+      consumed: number[];
+      positional?: string[];
+      env?: Record<string, string>;
+      variants?: string[];
+      keep?: boolean;
+    }
   /**
    * A shell that reads its script from standard input. `remote`: the shell is a remote login
    * shell (`ssh host <<EOF`), listed under that label before the stdin label.
@@ -289,7 +298,13 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
     case "fakeroot":
       return wrapIf(readOptions(argv, after, end, { arg: "lsib", long: ["lib", "faked"] }).next, "fakeroot");
     case "xvfb-run":
-      return wrapIf(readOptions(argv, after, end, { arg: "efnpsw", long: ["error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"] }).next, "xvfb-run");
+      return wrapIf(
+        readOptions(argv, after, end, {
+          arg: "efnpsw",
+          long: ["error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"],
+        }).next,
+        "xvfb-run",
+      );
     case "chroot": {
       // chroot NEWROOT [command]: without a command it starts an interactive shell.
       const { next } = readOptions(argv, after, end, {});
@@ -319,7 +334,10 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
         }
       }
       if (name === "runuser") {
-        const { next, opts } = readOptions(argv, after, end, { arg: "ugGsw", long: ["user", "group", "supp-group", "shell", "whitelist-environment"] });
+        const { next, opts } = readOptions(argv, after, end, {
+          arg: "ugGsw",
+          long: ["user", "group", "supp-group", "shell", "whitelist-environment"],
+        });
         if (has(opts, "u", "user")) return wrapIf(next, "runuser");
       }
       return { k: "self" };
@@ -329,12 +347,17 @@ export function unwrapStep(argv: readonly string[], i: number, end: number): Ste
       for (let j = after; j < end; j++) {
         const a = argv[j] as string;
         if (a === "--") break;
-        if (a === "-c" || a === "--command") return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
+        if (a === "-c" || a === "--command")
+          return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
         if (a.startsWith("--command=")) return { k: "code", label: "script -c", code: a.slice(10), consumed: [j] };
-        if (/^-[a-zA-Z]*c$/.test(a)) return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
+        if (/^-[a-zA-Z]*c$/.test(a))
+          return j + 1 < end ? { k: "code", label: "script -c", code: argv[j + 1] as string, consumed: [j + 1] } : { k: "self" };
       }
       // BSD script [-q] [file [command ...]]: a command after the file runs in the session.
-      const { next } = readOptions(argv, after, end, { arg: "tTFEIOBm", long: ["timing", "log-io", "log-in", "log-out", "log-timing", "echo", "logging-format", "output-limit"] });
+      const { next } = readOptions(argv, after, end, {
+        arg: "tTFEIOBm",
+        long: ["timing", "log-io", "log-in", "log-out", "log-timing", "echo", "logging-format", "output-limit"],
+      });
       return next + 1 < end ? wrapIf(next + 1, "script") : { k: "self" };
     }
     case "tmux": {
@@ -391,9 +414,12 @@ function gitRuns(argv: readonly string[], after: number, end: number): Step {
     if (at === -1) return { k: "self" };
     let k = at + 1;
     while (k < words.length && (words[k] as string).startsWith("-")) k++;
-    return k < words.length ? { k: "code", label: "git submodule foreach", code: words.slice(k).join(" "), consumed: range(j + 2 + k, end), keep: true } : { k: "self" };
+    return k < words.length
+      ? { k: "code", label: "git submodule foreach", code: words.slice(k).join(" "), consumed: range(j + 2 + k, end), keep: true }
+      : { k: "self" };
   }
-  if (sub === "bisect" && words[0] === "run") return j + 2 < end ? { k: "wrap", label: "git bisect run", next: j + 2, keep: true } : { k: "self" };
+  if (sub === "bisect" && words[0] === "run")
+    return j + 2 < end ? { k: "wrap", label: "git bisect run", next: j + 2, keep: true } : { k: "self" };
   const options = sub === "rebase" ? ["--exec", "-x"] : sub === "difftool" || sub === "mergetool" ? ["--extcmd", "-x"] : [];
   if (options.length === 0) return { k: "self" };
   const code: string[] = [];
@@ -492,9 +518,33 @@ function parallel(argv: readonly string[], after: number, end: number): Step {
   const { next, opts } = readOptions(argv, after, end, {
     arg: "aCdEIjJLnNPSs",
     long: [
-      "arg-file", "colsep", "delimiter", "jobs", "max-args", "max-replace-args", "sshlogin", "sshloginfile",
-      "workdir", "wd", "tmpdir", "results", "res", "joblog", "timeout", "retries", "delay", "halt", "memfree",
-      "load", "basefile", "env", "tagstring", "sshdelay", "limit", "shebang-wrap", "replace",
+      "arg-file",
+      "colsep",
+      "delimiter",
+      "jobs",
+      "max-args",
+      "max-replace-args",
+      "sshlogin",
+      "sshloginfile",
+      "workdir",
+      "wd",
+      "tmpdir",
+      "results",
+      "res",
+      "joblog",
+      "timeout",
+      "retries",
+      "delay",
+      "halt",
+      "memfree",
+      "load",
+      "basefile",
+      "env",
+      "tagstring",
+      "sshdelay",
+      "limit",
+      "shebang-wrap",
+      "replace",
     ],
   });
   let stop = next;
@@ -503,7 +553,8 @@ function parallel(argv: readonly string[], after: number, end: number): Step {
   const replace = valueOf(opts, "I", "replace") || "{}";
   if (stop >= end) {
     // No ::: source: arguments come from standard input, or from a file (-a), or are piped whole (--pipe).
-    if (has(opts, "a", "arg-file", "pipe", "pipepart")) return template === undefined ? { k: "self" } : joined(argv, "parallel", next, stop);
+    if (has(opts, "a", "arg-file", "pipe", "pipepart"))
+      return template === undefined ? { k: "self" } : joined(argv, "parallel", next, stop);
     const d = valueOf(opts, "d", "delimiter");
     const delimiter = has(opts, "0", "null") ? "\0" : d === undefined || d === "\\n" ? "\n" : d === "\\t" ? "\t" : d;
     return { k: "parallel-stdin", ...(template === undefined ? {} : { template }), consumed: range(next, stop), delimiter, replace };
@@ -561,11 +612,17 @@ function parallelCombinations(argv: readonly string[], from: number, end: number
 /** `docker exec [opts] CONTAINER cmd...` (and `docker container exec`, `docker compose exec SERVICE cmd`): cmd runs in the container. */
 function containerExec(argv: readonly string[], after: number, end: number, name: string): Step {
   const legacy = name === "docker-compose";
-  let k = legacy ? after - 1 : readOptions(argv, after, end, { arg: "Hcl", long: ["host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"] }).next;
+  let k = legacy
+    ? after - 1
+    : readOptions(argv, after, end, { arg: "Hcl", long: ["host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"] })
+        .next;
   let label = `${name} exec`;
   if (argv[k] === "container" && argv[k + 1] === "exec") k += 2;
   else if (legacy || argv[k] === "compose") {
-    const compose = readOptions(argv, k + 1, end, { arg: "fp", long: ["file", "project-name", "profile", "env-file", "project-directory", "ansi", "parallel", "progress"] });
+    const compose = readOptions(argv, k + 1, end, {
+      arg: "fp",
+      long: ["file", "project-name", "profile", "env-file", "project-directory", "ansi", "parallel", "progress"],
+    });
     if (argv[compose.next] !== "exec") return { k: "self" };
     k = compose.next + 1;
     label = legacy ? "docker-compose exec" : `${name} compose exec`;
@@ -583,11 +640,26 @@ function containerExec(argv: readonly string[], after: number, end: number, name
 
 /** `kubectl exec [opts] POD [-c C] -- cmd...` (and the old form without `--`): cmd runs in the pod. */
 function kubectlExec(argv: readonly string[], after: number, end: number, name: string): Step {
-  const spec: OptSpec = { arg: "ncfs", long: ["namespace", "container", "context", "kubeconfig", "cluster", "user", "server", "filename", "pod-running-timeout", "request-timeout"] };
+  const spec: OptSpec = {
+    arg: "ncfs",
+    long: [
+      "namespace",
+      "container",
+      "context",
+      "kubeconfig",
+      "cluster",
+      "user",
+      "server",
+      "filename",
+      "pod-running-timeout",
+      "request-timeout",
+    ],
+  };
   const global = readOptions(argv, after, end, spec);
   if (argv[global.next] !== "exec") return { k: "self" };
   for (let j = global.next + 1; j < end; j++) {
-    if (argv[j] === "--") return j + 1 < end ? { k: "wrap", label: `${name} exec`, next: j + 1, cwd: { dir: undefined }, keep: true } : { k: "self" };
+    if (argv[j] === "--")
+      return j + 1 < end ? { k: "wrap", label: `${name} exec`, next: j + 1, cwd: { dir: undefined }, keep: true } : { k: "self" };
   }
   // Old form: kubectl exec POD cmd... (options may come before the pod).
   const { next } = readOptions(argv, global.next + 1, end, spec);

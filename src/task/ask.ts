@@ -77,7 +77,13 @@ export async function decideAsk(call: AskCall, judgment: CommandJudgment, contex
   const by = outcome.by ? `${outcome.by.name} (${outcome.by.via})` : undefined;
   const task = outcome.task ? { taskId: outcome.task.id, digest: outcome.task.digest } : {};
   if (outcome.decision === "allow") {
-    return { decision: "approved", ...(by ? { by } : {}), ...(outcome.scope ? { scope: outcome.scope } : {}), ...task, ...(outcome.note ? { note: outcome.note } : {}) };
+    return {
+      decision: "approved",
+      ...(by ? { by } : {}),
+      ...(outcome.scope ? { scope: outcome.scope } : {}),
+      ...task,
+      ...(outcome.note ? { note: outcome.note } : {}),
+    };
   }
   if (outcome.via === "cancelled") {
     try {
@@ -86,6 +92,13 @@ export async function decideAsk(call: AskCall, judgment: CommandJudgment, contex
       // the journal is unusable; the task expires on its own
     }
   }
-  const reason = outcome.via === "cancelled" ? "cancelled" : outcome.via === "error" ? "approvals-unavailable" : outcome.expired ? "expired" : "rejected";
+  const reason =
+    outcome.via === "cancelled"
+      ? "cancelled"
+      : outcome.via === "error"
+        ? "approvals-unavailable"
+        : outcome.expired
+          ? "expired"
+          : "rejected";
   return { decision: "refused", reason, message: `${judgment.line} — ${outcome.reason}`, ...(by ? { by } : {}), ...task };
 }

@@ -50,7 +50,12 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
   const plan = effects.plan;
 
   const judgment = await judge(options, call.command);
-  const judged = { verdict: judgment.verdict, line: judgment.line, answerer: judgment.answerer, ...(judgment.rule ? { rule: judgment.rule.id } : {}) };
+  const judged = {
+    verdict: judgment.verdict,
+    line: judgment.line,
+    answerer: judgment.answerer,
+    ...(judgment.rule ? { rule: judgment.rule.id } : {}),
+  };
   if (judgment.verdict === "deny") {
     step.checks.push({ name: "judge", passed: false, detail: judgment.line, ...judged });
     return refuse("judge-deny", `the judge denies it: ${judgment.line}`);
@@ -74,7 +79,11 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
     );
     const cancelledBy = options.cancelSignal();
     if (cancelledBy || (decision.decision === "refused" && runTime.aborted)) {
-      step.checks.push({ name: "approval", passed: false, detail: cancelledBy ? "cancelled while waiting for approval" : "the run's time ran out while waiting for approval" });
+      step.checks.push({
+        name: "approval",
+        passed: false,
+        detail: cancelledBy ? "cancelled while waiting for approval" : "the run's time ran out while waiting for approval",
+      });
       save(options);
       return {
         kind: "end",
@@ -168,9 +177,12 @@ export async function runCall(options: TaskOptions, state: RunState, turn: numbe
       save(options);
       return {
         kind: "end",
-        outcome: outcome("unverified", "readback-failed", `${call.command} exited 0, but reading back its targets shows: ${verification.detail}`, [
-          "the change could not be confirmed by reading it back; check the targets by hand",
-        ]),
+        outcome: outcome(
+          "unverified",
+          "readback-failed",
+          `${call.command} exited 0, but reading back its targets shows: ${verification.detail}`,
+          ["the change could not be confirmed by reading it back; check the targets by hand"],
+        ),
       };
     }
     if (verification.verified === true) {
@@ -221,4 +233,3 @@ function statusLine(receipt: Receipt, effectClass: string, diff: EffectDiff): st
         : `exit ${receipt.exitCode}`;
   return `${how} · ${receipt.durationMs} ms · ${effectClass} · ${describeEffects(diff)}`;
 }
-

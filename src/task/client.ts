@@ -131,16 +131,34 @@ function readResponse(client: ClientOptions, url: string, status: number, text: 
         ? `the key in ${client.keyEnv} was not accepted`
         : `no key was sent: set ${client.keyEnv}`
       : "no key variable is configured (task.key_env)";
-    return fail("unavailable", `http-${status}`, `${url} refused the request (${status}${serverMessage ? `: ${serverMessage}` : ""}); ${hint}`, status, bodyPreview);
+    return fail(
+      "unavailable",
+      `http-${status}`,
+      `${url} refused the request (${status}${serverMessage ? `: ${serverMessage}` : ""}); ${hint}`,
+      status,
+      bodyPreview,
+    );
   }
   if (status >= 500 || status === 429) {
-    return fail("unavailable", `http-${status}`, `${url} failed with ${status}${serverMessage ? `: ${serverMessage}` : ""}`, status, bodyPreview);
+    return fail(
+      "unavailable",
+      `http-${status}`,
+      `${url} failed with ${status}${serverMessage ? `: ${serverMessage}` : ""}`,
+      status,
+      bodyPreview,
+    );
   }
   if (status === 404) {
     return fail("unavailable", "http-404", `${url} does not exist (404); check the endpoint, which should end in /v1`, status, bodyPreview);
   }
   if (status >= 400) {
-    return fail("protocol-error", `http-${status}`, `${url} rejected the request (${status}${serverMessage ? `: ${serverMessage}` : ""})`, status, bodyPreview);
+    return fail(
+      "protocol-error",
+      `http-${status}`,
+      `${url} rejected the request (${status}${serverMessage ? `: ${serverMessage}` : ""})`,
+      status,
+      bodyPreview,
+    );
   }
   if (status < 200 || status > 299) {
     return fail("protocol-error", `http-${status}`, `${url} answered with status ${status}`, status, bodyPreview);
@@ -204,7 +222,10 @@ function readToolCall(raw: unknown, index: number): ToolCall | { reason: string;
   const name = raw.function.name;
   if (typeof name !== "string") return { reason: "malformed-response", message: `${where} has no function name` };
   if (name !== TOOL_NAME) {
-    return { reason: "unknown-tool", message: `${where} names the tool ${JSON.stringify(name)}, but only ${JSON.stringify(TOOL_NAME)} was offered` };
+    return {
+      reason: "unknown-tool",
+      message: `${where} names the tool ${JSON.stringify(name)}, but only ${JSON.stringify(TOOL_NAME)} was offered`,
+    };
   }
   const args = raw.function.arguments;
   let parsed: unknown = args;
@@ -242,7 +263,9 @@ const CAPABILITY_TEXT = /^Tool calls are not allowed for `/;
 
 function readToolRefusal(content: string, json: Record<string, unknown>, message: Record<string, unknown>): Completion["toolRefusal"] {
   const steps = [message.thinking_steps, json.thinking_steps].flatMap((steps) => (Array.isArray(steps) ? steps : []));
-  const agentStep = steps.some((step) => isObject(step) && (step.detail === "agent_mode_required_for_tools" || step.step === "agent_mode_required_for_tools"));
+  const agentStep = steps.some(
+    (step) => isObject(step) && (step.detail === "agent_mode_required_for_tools" || step.step === "agent_mode_required_for_tools"),
+  );
   if (agentStep || AGENT_MODE_TEXT.test(content)) return { kind: "agent-mode-required", text: content };
   if (CAPABILITY_TEXT.test(content.trim())) return { kind: "capability-not-granted", text: content };
   return undefined;

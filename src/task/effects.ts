@@ -70,8 +70,31 @@ type EffectDecision =
 
 const OUTSIDE_ACTS = new Set(["system", "remote", "unread"]);
 const BUILTINS = new Set([
-  "cd", "pushd", "popd", "export", "unset", "set", "alias", "unalias", "source", ".", "eval", "exec", "exit",
-  "ulimit", "umask", "shopt", "trap", "wait", "jobs", "fg", "bg", "declare", "local", "readonly", "let",
+  "cd",
+  "pushd",
+  "popd",
+  "export",
+  "unset",
+  "set",
+  "alias",
+  "unalias",
+  "source",
+  ".",
+  "eval",
+  "exec",
+  "exit",
+  "ulimit",
+  "umask",
+  "shopt",
+  "trap",
+  "wait",
+  "jobs",
+  "fg",
+  "bg",
+  "declare",
+  "local",
+  "readonly",
+  "let",
 ]);
 
 export function evaluateEffects(command: string, context: EffectContext): EffectDecision {
@@ -83,7 +106,8 @@ export function evaluateEffects(command: string, context: EffectContext): Effect
 
   if (command.trim() === "") return refuse("empty-command", "the command is empty; send the command line to run");
   const parsed = parseCommandLine(command, { cwd: context.cwd });
-  if (!parsed.ok) return refuse("unparsable", `the command cannot be parsed (${parsed.error}); send one plain command with balanced quotes`);
+  if (!parsed.ok)
+    return refuse("unparsable", `the command cannot be parsed (${parsed.error}); send one plain command with balanced quotes`);
   const construct = findShellSyntax(command);
   if (construct) {
     return refuse(
@@ -94,7 +118,10 @@ export function evaluateEffects(command: string, context: EffectContext): Effect
   const commands = parsed.commands;
   if (commands.length === 0) return refuse("empty-command", "the line runs no command; send the command line to run");
   if (commands.length > 1) {
-    return refuse("shell-syntax", `the line runs ${commands.length} commands, but the runner runs one command per call without a shell; send each as its own tool call`);
+    return refuse(
+      "shell-syntax",
+      `the line runs ${commands.length} commands, but the runner runs one command per call without a shell; send each as its own tool call`,
+    );
   }
   const executed = commands[0]!;
   if (executed.via.length > 0) {
@@ -105,10 +132,16 @@ export function evaluateEffects(command: string, context: EffectContext): Effect
     );
   }
   if (executed.redirects.length > 0) {
-    return refuse("shell-syntax", "the runner runs the command without a shell, so it cannot honour a redirection or a here-document; pass files as arguments");
+    return refuse(
+      "shell-syntax",
+      "the runner runs the command without a shell, so it cannot honour a redirection or a here-document; pass files as arguments",
+    );
   }
   if (executed.dynamic || executed.stdinScript !== undefined) {
-    return refuse("shell-syntax", "the program name or its input comes from an expansion the runner cannot perform; name the program literally");
+    return refuse(
+      "shell-syntax",
+      "the program name or its input comes from an expansion the runner cannot perform; name the program literally",
+    );
   }
   if (BUILTINS.has(executed.name)) {
     return refuse(
@@ -175,7 +208,10 @@ function checkMode(plan: CallPlan, context: EffectContext): { reason: RefusalRea
   }
   if (plan.effectClass === "read") return undefined;
   if (mode === "read-only") {
-    return { reason: "write-not-allowed", message: `${command} writes${plan.act ? ` (${plan.act})` : ""}, and this run is read-only: only reads may run` };
+    return {
+      reason: "write-not-allowed",
+      message: `${command} writes${plan.act ? ` (${plan.act})` : ""}, and this run is read-only: only reads may run`,
+    };
   }
   if (plan.act && OUTSIDE_ACTS.has(plan.act)) {
     return {
@@ -183,9 +219,10 @@ function checkMode(plan: CallPlan, context: EffectContext): { reason: RefusalRea
       message: `${command} acts outside the working directory (${plan.act}), and this run may change only the working directory`,
     };
   }
-  const outside = plan.write.known && plan.write.targets.length > 0
-    ? plan.write.targets.find((target) => !inside(context.cwd, realTarget(target)))?.path
-    : namedPaths(plan.argv, context.cwd, true).find((path) => !inside(context.cwd, realPath(path, false)));
+  const outside =
+    plan.write.known && plan.write.targets.length > 0
+      ? plan.write.targets.find((target) => !inside(context.cwd, realTarget(target)))?.path
+      : namedPaths(plan.argv, context.cwd, true).find((path) => !inside(context.cwd, realPath(path, false)));
   if (outside !== undefined) {
     return {
       reason: "path-outside-workspace",
@@ -197,9 +234,7 @@ function checkMode(plan: CallPlan, context: EffectContext): { reason: RefusalRea
 
 function unobservedTarget(plan: CallPlan, context: EffectContext): WriteTarget | undefined {
   if (!plan.write.known) return undefined;
-  return plan.write.targets.find(
-    (target) => target.kind !== "create" && exists(target.absolute) && !context.observed.has(target.absolute),
-  );
+  return plan.write.targets.find((target) => target.kind !== "create" && exists(target.absolute) && !context.observed.has(target.absolute));
 }
 
 /** After a read ran: the paths it named count as observed. */
@@ -234,7 +269,10 @@ function namedPaths(argv: string[], cwd: string, pathLike = false): string[] {
     words.push(arg);
   }
   const chosen = pathLike
-    ? words.filter((word) => !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word) && (word.includes("/") || word === "." || word === ".." || word.startsWith("~")))
+    ? words.filter(
+        (word) =>
+          !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word) && (word.includes("/") || word === "." || word === ".." || word.startsWith("~")),
+      )
     : words;
   if (!pathLike && chosen.length === 0) return [cwd];
   return chosen.map((word) => resolveIn(cwd, word));

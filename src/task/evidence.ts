@@ -105,7 +105,10 @@ export function runsDir(env: Record<string, string | undefined>): string {
 
 /** `runs/2026-11-29T15-20-52Z-<run id>.json`: sorts by time, unique by id. */
 export function evidencePath(dir: string, runId: string, startedAt: Date): string {
-  const stamp = startedAt.toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  const stamp = startedAt
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
   return join(dir, `${stamp}-${runId}.json`);
 }
 

@@ -174,7 +174,12 @@ export function accumulate(total: EffectDiff, diff: EffectDiff): EffectDiff {
     removed.add(path);
   }
   for (const path of diff.changed) if (!added.has(path)) changed.add(path);
-  return { added: [...added].sort(), removed: [...removed].sort(), changed: [...changed].sort(), complete: total.complete && diff.complete };
+  return {
+    added: [...added].sort(),
+    removed: [...removed].sort(),
+    changed: [...changed].sort(),
+    complete: total.complete && diff.complete,
+  };
 }
 
 /** A digest of a whole fingerprint, to name it in the evidence. */

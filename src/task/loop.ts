@@ -70,7 +70,16 @@ async function loop(options: TaskOptions, state: RunState): Promise<Outcome> {
     }
     if (!reply.ok) {
       const { failure } = reply;
-      evidence.steps.push({ kind: "request-failed", turn, at, durationMs, reason: failure.reason, message: failure.message, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}), ...(failure.body ? { body: failure.body } : {}) });
+      evidence.steps.push({
+        kind: "request-failed",
+        turn,
+        at,
+        durationMs,
+        reason: failure.reason,
+        message: failure.message,
+        ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}),
+        ...(failure.body ? { body: failure.body } : {}),
+      });
       save(options);
       const remaining = ["the model did not finish the task", ...ranSoFar(state)];
       if (failure.kind === "budget-exhausted") return outcome("budget-exhausted", failure.reason, failure.message, remaining);
@@ -100,14 +109,16 @@ async function loop(options: TaskOptions, state: RunState): Promise<Outcome> {
     state.messages.push({
       role: "assistant",
       content: response.content,
-      tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify({ command: call.command }) } })),
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: JSON.stringify({ command: call.command }) },
+      })),
     });
     for (const [index, call] of calls.entries()) {
       state.callsSeen++;
       const result =
-        state.callsSeen > bounds.maxToolCalls
-          ? overBudget(options, turn, call, bounds)
-          : await runCall(options, state, turn, call);
+        state.callsSeen > bounds.maxToolCalls ? overBudget(options, turn, call, bounds) : await runCall(options, state, turn, call);
       if (result.kind === "end") {
         if (result.outcome.status === "refused" && result.toolResult !== undefined) {
           await reportRefusal(options, state, turn, calls, index, result.toolResult);
@@ -138,7 +149,10 @@ function finish(
       toolRefusal.kind === "agent-mode-required"
         ? "start the server with agent mode (formal-ai serve --agent-mode, or FORMAL_AI_AGENT_MODE=1) in an isolated environment"
         : "grant the shell tool class in the server's installed packages";
-    return outcome("unavailable", toolRefusal.kind, `the model's server refuses to call tools: ${oneLine(toolRefusal.text)}`, [fix, ...ranSoFar(state)]);
+    return outcome("unavailable", toolRefusal.kind, `the model's server refuses to call tools: ${oneLine(toolRefusal.text)}`, [
+      fix,
+      ...ranSoFar(state),
+    ]);
   }
   if ((handler === "unknown" || handler === "fallback") && state.callsRun === 0) {
     return outcome("unsupported", "not-understood", "the model did not understand the request; no tool ran", [
@@ -183,7 +197,14 @@ function overBudget(options: TaskOptions, turn: number, call: ToolCall, bounds: 
  * expected stop), so its dialog ends cleanly. Nothing in its reply runs; a
  * failure here does not change the outcome.
  */
-async function reportRefusal(options: TaskOptions, state: RunState, turn: number, calls: ToolCall[], index: number, refusal: string): Promise<void> {
+async function reportRefusal(
+  options: TaskOptions,
+  state: RunState,
+  turn: number,
+  calls: ToolCall[],
+  index: number,
+  refusal: string,
+): Promise<void> {
   const left = options.deadline - performance.now();
   if (left <= 0 || options.cancelSignal()) return;
   const messages: ChatMessage[] = [...state.messages, { role: "tool", tool_call_id: calls[index]!.id, content: refusal }];
@@ -191,7 +212,12 @@ async function reportRefusal(options: TaskOptions, state: RunState, turn: number
     messages.push({
       role: "tool",
       tool_call_id: later.id,
-      content: formatNotRun({ status: "cancelled", reason: "earlier-call-refused", message: "not run: an earlier call in this turn was refused", command: later.command }),
+      content: formatNotRun({
+        status: "cancelled",
+        reason: "earlier-call-refused",
+        message: "not run: an earlier call in this turn was refused",
+        command: later.command,
+      }),
     });
   }
   const started = performance.now();
@@ -216,7 +242,15 @@ async function reportRefusal(options: TaskOptions, state: RunState, turn: number
       afterRefusal: true,
     });
   } else {
-    options.evidence.steps.push({ kind: "request-failed", turn: turn + 1, at, durationMs, reason: reply.failure.reason, message: reply.failure.message, afterRefusal: true });
+    options.evidence.steps.push({
+      kind: "request-failed",
+      turn: turn + 1,
+      at,
+      durationMs,
+      reason: reply.failure.reason,
+      message: reply.failure.message,
+      afterRefusal: true,
+    });
   }
   save(options);
 }
@@ -249,4 +283,3 @@ function summary(print: Fingerprint) {
 function syntheticId(turn: number, index: number): string {
   return `call_${turn}_${index + 1}`;
 }
-

@@ -53,7 +53,13 @@ export function outcome(status: FixedStatus, reason: string, message: string, re
 }
 
 export function completed(exitCode: number, message: string, remaining: string[]): Outcome {
-  return { status: "completed", exitCode, message, reason: exitCode === 0 ? "finished" : "last-call-failed", remainingObligations: remaining };
+  return {
+    status: "completed",
+    exitCode,
+    message,
+    reason: exitCode === 0 ? "finished" : "last-call-failed",
+    remainingObligations: remaining,
+  };
 }
 
 export function cancelled(signal: CancelSignal, during: string): Outcome {
@@ -62,7 +68,9 @@ export function cancelled(signal: CancelSignal, during: string): Outcome {
     exitCode: SIGNAL_EXIT[signal],
     message: `cancelled by ${signal} ${during}`,
     reason: signal.toLowerCase(),
-    remainingObligations: ["the run was interrupted: later steps did not run, and the call in progress (if any) may have done part of its work"],
+    remainingObligations: [
+      "the run was interrupted: later steps did not run, and the call in progress (if any) may have done part of its work",
+    ],
   };
 }
 

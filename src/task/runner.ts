@@ -89,10 +89,13 @@ export function runArgv(options: RunOptions): Promise<Receipt> {
       group("SIGTERM");
       killTimer ??= setTimeout(() => group("SIGKILL"), Math.max(0, options.graceMs));
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, Math.max(1, options.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        stop();
+      },
+      Math.max(1, options.timeoutMs),
+    );
     const onAbort = () => {
       cancelled = true;
       stop();
@@ -122,7 +125,7 @@ export function runArgv(options: RunOptions): Promise<Receipt> {
     child.on("exit", (code, signal) => {
       // Leftovers in the call's group (background jobs, daemons) end with it.
       group("SIGKILL");
-      const status = timedOut ? 124 : code ?? 128 + signalNumber(signal);
+      const status = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
       const done = () => finish({ status, exitCode: code, signal: signal ?? null });
       let open = [child.stdout, child.stderr].filter((stream) => stream && !stream.closed).length;
       if (open === 0) return done();

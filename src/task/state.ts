@@ -59,7 +59,10 @@ export type RunState = {
 /** What the calls that ran so far changed, for an outcome that ends the run early. */
 export function ranSoFar(state: RunState): string[] {
   if (state.callsRun === 0) return [];
-  return [`${state.callsRun} call${state.callsRun === 1 ? "" : "s"} ran before the end; they changed: ${describeEffects(state.total)}`, ...state.obligations];
+  return [
+    `${state.callsRun} call${state.callsRun === 1 ? "" : "s"} ran before the end; they changed: ${describeEffects(state.total)}`,
+    ...state.obligations,
+  ];
 }
 
 export function oneLine(text: string): string {

@@ -66,7 +66,11 @@ function operator(line: string, i: number, wordStart: boolean): Construct | unde
     case "|":
       return two === "||"
         ? { what: "a list (||)", text: "||", advice: SPLIT }
-        : { what: "a pipe (|)", text: two === "|&" ? "|&" : "|", advice: `${SPLIT}; to filter output, use the program's own options (for example rg PATTERN FILE)` };
+        : {
+            what: "a pipe (|)",
+            text: two === "|&" ? "|&" : "|",
+            advice: `${SPLIT}; to filter output, use the program's own options (for example rg PATTERN FILE)`,
+          };
     case "&":
       if (two === "&&") return { what: "a list (&&)", text: "&&", advice: SPLIT };
       if (two === "&>") return redirection("&>");
@@ -91,9 +95,13 @@ function operator(line: string, i: number, wordStart: boolean): Construct | unde
     case "[":
       return line.indexOf("]", i + 1) > i ? glob("[") : undefined;
     case "{":
-      return /^\{[^{}\s]*(,|\.\.)[^{}\s]*\}/.test(line.slice(i)) ? { what: "a brace expansion", text: "{…}", advice: "write each argument out in full" } : undefined;
+      return /^\{[^{}\s]*(,|\.\.)[^{}\s]*\}/.test(line.slice(i))
+        ? { what: "a brace expansion", text: "{…}", advice: "write each argument out in full" }
+        : undefined;
     case "~":
-      return wordStart ? { what: "a tilde expansion (~)", text: "~", advice: "write the path out in full, or relative to the working directory" } : undefined;
+      return wordStart
+        ? { what: "a tilde expansion (~)", text: "~", advice: "write the path out in full, or relative to the working directory" }
+        : undefined;
     default:
       if (/[0-9]/.test(ch) && wordStart) {
         const m = /^[0-9]+(>>|>&|>|<&|<>|<)/.exec(line.slice(i));
@@ -105,12 +113,17 @@ function operator(line: string, i: number, wordStart: boolean): Construct | unde
 
 function redirection(text: string): Construct {
   if (text.startsWith("<")) {
-    return { what: `an input redirection (${text})`, text, advice: "name the file as an argument instead (most tools read a file they are given)" };
+    return {
+      what: `an input redirection (${text})`,
+      text,
+      advice: "name the file as an argument instead (most tools read a file they are given)",
+    };
   }
   return {
     what: `an output redirection (${text})`,
     text,
-    advice: "the runner captures output itself; to write a file, use a command that takes the file as an argument (cp, tee FILE, touch, sed -i)",
+    advice:
+      "the runner captures output itself; to write a file, use a command that takes the file as an argument (cp, tee FILE, touch, sed -i)",
   };
 }
 
@@ -126,5 +139,9 @@ function expansion(line: string, i: number): Construct {
 }
 
 function glob(ch: string): Construct {
-  return { what: `a glob pattern (${ch})`, text: ch, advice: "the runner passes words literally; list the files first (ls) and name each one" };
+  return {
+    what: `a glob pattern (${ch})`,
+    text: ch,
+    advice: "the runner passes words literally; list the files first (ls) and name each one",
+  };
 }

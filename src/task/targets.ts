@@ -59,7 +59,7 @@ function split(args: string[], spec: Spec): { opts: Opt[]; operands: string[] } 
       for (let c = 1; c < a.length; c++) {
         const ch = a[c]!;
         if (spec.arg?.includes(ch)) {
-          opts.push({ name: ch, value: c + 1 < a.length ? a.slice(c + 1) : args[++i] ?? "" });
+          opts.push({ name: ch, value: c + 1 < a.length ? a.slice(c + 1) : (args[++i] ?? "") });
           break;
         }
         opts.push({ name: ch });

@@ -57,7 +57,13 @@ function check(claim: Claim, before: TargetStates, cwd: string): ClaimResult {
     case "same-content": {
       try {
         const holds = fileDigest(claim.path) === fileDigest(claim.source);
-        return { ...claim, holds, detail: holds ? `${name} holds the bytes of ${relative(cwd, claim.source)}` : `${name} differs from ${relative(cwd, claim.source)}` };
+        return {
+          ...claim,
+          holds,
+          detail: holds
+            ? `${name} holds the bytes of ${relative(cwd, claim.source)}`
+            : `${name} differs from ${relative(cwd, claim.source)}`,
+        };
       } catch (error) {
         return { ...claim, holds: false, detail: `cannot read ${name} back: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
       }

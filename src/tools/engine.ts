@@ -51,9 +51,18 @@ function firstToolRule(rules: readonly CompiledToolRule[], part: ToolPart, facts
 }
 
 /** The rules that fail for a part by the fewest fields, with those fields: what `verdict explain` shows as nearest. */
-export function nearestToolRules(rules: readonly CompiledToolRule[], part: ToolPart, facts: PartFacts, count = 3): { id: string; failing: string[] }[] {
+export function nearestToolRules(
+  rules: readonly CompiledToolRule[],
+  part: ToolPart,
+  facts: PartFacts,
+  count = 3,
+): { id: string; failing: string[] }[] {
   return rules
-    .map((rule) => ({ id: rule.rule.id, failing: failing(rule, part, facts), kindFails: rule.checks.some((c) => c.field === "kind" && !c.test(part, facts)) }))
+    .map((rule) => ({
+      id: rule.rule.id,
+      failing: failing(rule, part, facts),
+      kindFails: rule.checks.some((c) => c.field === "kind" && !c.test(part, facts)),
+    }))
     .filter((entry) => entry.failing.length > 0 && !entry.kindFails)
     .sort((a, b) => a.failing.length - b.failing.length)
     .slice(0, count)

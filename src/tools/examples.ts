@@ -57,10 +57,22 @@ export function checkToolRuleExamples(policy: Pick<Policy, "tool_rules">): ToolE
       return; // reported by toolRuleProblems
     }
     for (const example of rule.examples.not_match ?? []) {
-      if (ruleMatchesExample(compiled, example)) problems.push({ index, id: rule.id, example: exampleText(example), message: `tool rule ${rule.id} matches ${exampleText(example)}, which its examples say it must not` });
+      if (ruleMatchesExample(compiled, example))
+        problems.push({
+          index,
+          id: rule.id,
+          example: exampleText(example),
+          message: `tool rule ${rule.id} matches ${exampleText(example)}, which its examples say it must not`,
+        });
     }
     for (const example of rule.examples.match ?? []) {
-      if (!ruleMatchesExample(compiled, example)) problems.push({ index, id: rule.id, example: exampleText(example), message: `tool rule ${rule.id} does not match ${exampleText(example)}, which its examples say it must` });
+      if (!ruleMatchesExample(compiled, example))
+        problems.push({
+          index,
+          id: rule.id,
+          example: exampleText(example),
+          message: `tool rule ${rule.id} does not match ${exampleText(example)}, which its examples say it must`,
+        });
     }
   });
   return problems;

@@ -95,7 +95,8 @@ export function resolveContext(context: ToolContext): ResolvedContext {
   const home = (context.home ?? process.env.HOME ?? require("node:os").homedir()).replace(/(.)\/+$/, "$1");
   const realpath = context.realpath ?? realPath;
   const root = context.projectRoot ?? context.cwd;
-  const projectRoot = usableProjectRoot(root.startsWith("/") ? realpath(posix.normalize(root)) : undefined, realpath(home)) ?? usableProjectRoot(root, home);
+  const projectRoot =
+    usableProjectRoot(root.startsWith("/") ? realpath(posix.normalize(root)) : undefined, realpath(home)) ?? usableProjectRoot(root, home);
   return {
     base: { cwd: context.cwd, projectRoot, home: realpath(home), tmpdir: context.tmpdir ?? process.env.TMPDIR },
     probe: context.probe ?? diskProbe,
@@ -172,7 +173,8 @@ export function globSecretNames(name: string): string[] {
   for (const ch of name) {
     if (ch === "*") source += "[^/]*";
     else if (ch === "?") source += "[^/]";
-    else if (ch === "{" || ch === "}" || ch === "[" || ch === "]") return SECRET_NAMES.filter((n) => !n.startsWith(".") || name.startsWith("."));
+    else if (ch === "{" || ch === "}" || ch === "[" || ch === "]")
+      return SECRET_NAMES.filter((n) => !n.startsWith(".") || name.startsWith("."));
     else source += ch.replace(/[.+^$()|\\]/g, "\\$&");
   }
   const re = new RegExp(`^${source}$`);

@@ -47,7 +47,11 @@ export function parsePatch(input: string): PatchResult {
       break;
     }
     const header = /^\*\*\* (Add|Delete|Update) File: (.+)$/.exec(line);
-    if (!header) return { ok: false, error: `line ${i + 1}: expected "*** Add File:", "*** Delete File:", "*** Update File:" or "${END}", found ${JSON.stringify(line.slice(0, 80))}` };
+    if (!header)
+      return {
+        ok: false,
+        error: `line ${i + 1}: expected "*** Add File:", "*** Delete File:", "*** Update File:" or "${END}", found ${JSON.stringify(line.slice(0, 80))}`,
+      };
     const path = header[2]!.trim();
     if (path === "") return { ok: false, error: `line ${i + 1}: a file header without a path` };
     i++;
@@ -88,11 +92,23 @@ export function parsePatch(input: string): PatchResult {
       } else if (mark === " " || body === "") {
         newText.push(body.slice(1));
         oldText.push(body.slice(1));
-      } else return { ok: false, error: `line ${i + 1}: a hunk line must start with " ", "-" or "+", found ${JSON.stringify(body.slice(0, 80))}` };
+      } else
+        return {
+          ok: false,
+          error: `line ${i + 1}: a hunk line must start with " ", "-" or "+", found ${JSON.stringify(body.slice(0, 80))}`,
+        };
       i++;
     }
     if (!moveTo && added === 0 && removed === 0) return { ok: false, error: `the update of ${path} changes nothing` };
-    ops.push({ op: "update", path, ...(moveTo ? { moveTo } : {}), added, removed, newText: newText.join("\n"), oldText: oldText.join("\n") });
+    ops.push({
+      op: "update",
+      path,
+      ...(moveTo ? { moveTo } : {}),
+      added,
+      removed,
+      newText: newText.join("\n"),
+      oldText: oldText.join("\n"),
+    });
   }
   if (!ended) return { ok: false, error: `the patch does not end with "${END}"` };
   if (ops.length === 0) return { ok: false, error: "the patch changes no file" };

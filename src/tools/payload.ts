@@ -32,7 +32,20 @@ function mcpName(name: string): { server: string; tool: string } | undefined {
 }
 
 /** Argument names under which MCP tools take a file path, or a URL they open. */
-const PATH_ARGS = new Set(["path", "paths", "file", "files", "file_path", "filepath", "filename", "absolute_path", "source", "destination", "target", "notebook_path"]);
+const PATH_ARGS = new Set([
+  "path",
+  "paths",
+  "file",
+  "files",
+  "file_path",
+  "filepath",
+  "filename",
+  "absolute_path",
+  "source",
+  "destination",
+  "target",
+  "notebook_path",
+]);
 const URL_ARGS = new Set(["url", "uri", "href", "link"]);
 /** An MCP tool whose name's first word says it reads (read_file, get_file_contents, list_directory). */
 const READ_WORD = /^(get|list|search|read|fetch|query|describe|show|find|view|lookup|retrieve|open|cat|head|tail|directory|stat)(_|$)/;
@@ -53,7 +66,8 @@ export function mcpParts(server: string, name: string, args: Input): ToolPart[] 
   for (const [key, value] of Object.entries(args)) {
     const k = toolWords(key);
     if (PATH_ARGS.has(k)) for (const path of argStrings(value)) parts.push({ kind: reads ? "read" : "write", path, tool: name });
-    else if (URL_ARGS.has(k)) for (const url of argStrings(value)) if (/^https?:\/\//i.test(url)) parts.push({ kind: "fetch", url, tool: name });
+    else if (URL_ARGS.has(k))
+      for (const url of argStrings(value)) if (/^https?:\/\//i.test(url)) parts.push({ kind: "fetch", url, tool: name });
   }
   return parts;
 }
@@ -116,11 +130,23 @@ export function toolCall(tool: string, input: Input, mcpContext?: Input): ToolCa
     // Claude Code
     case "Write":
     case "write_file": // Gemini CLI
-      return { tool, parts: [write(needText(tool, input, "file_path", "path", "absolute_path"), typeof input.content === "string" ? input.content : "")] };
+      return {
+        tool,
+        parts: [write(needText(tool, input, "file_path", "path", "absolute_path"), typeof input.content === "string" ? input.content : "")],
+      };
     case "Edit":
     case "replace": // Gemini CLI
     case "search_replace":
-      return { tool, parts: [edit(needText(tool, input, "file_path", "path", "absolute_path"), text(input, "old_string"), typeof input.new_string === "string" ? input.new_string : "")] };
+      return {
+        tool,
+        parts: [
+          edit(
+            needText(tool, input, "file_path", "path", "absolute_path"),
+            text(input, "old_string"),
+            typeof input.new_string === "string" ? input.new_string : "",
+          ),
+        ],
+      };
     case "MultiEdit": {
       const path = needText(tool, input, "file_path");
       const edits = Array.isArray(input.edits) ? (input.edits as Input[]) : [];

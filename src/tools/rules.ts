@@ -35,7 +35,7 @@ export function toolWords(name: string): string {
 }
 
 function argText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
 }
 
 /** Compiles one tool rule; throws with the field whose pattern does not compile. */
@@ -152,11 +152,13 @@ export function toolRuleProblems(rules: readonly ToolRule[], acts: readonly stri
   rules.forEach((rule, index) => {
     try {
       const compiled = compileToolRule(rule, index);
-      if (compiled.checks.length === 0) problems.push({ index, id: rule.id, message: "a tool rule needs at least one field under match (kind, path, server, ...)" });
+      if (compiled.checks.length === 0)
+        problems.push({ index, id: rule.id, message: "a tool rule needs at least one field under match (kind, path, server, ...)" });
     } catch (error) {
       problems.push({ index, id: rule.id, message: (error as Error).message });
     }
-    if (!acts.includes(rule.act)) problems.push({ index, id: rule.id, message: `unknown act ${JSON.stringify(rule.act)}: one of ${acts.join(", ")}` });
+    if (!acts.includes(rule.act))
+      problems.push({ index, id: rule.id, message: `unknown act ${JSON.stringify(rule.act)}: one of ${acts.join(", ")}` });
   });
   return problems;
 }

@@ -2,7 +2,16 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { alwaysRule, alwaysRuleId, alwaysSupported, layerFile, layerProblem, writeAlwaysRule, EXACT_FIELD, AlwaysError } from "../../src/approvals/always.ts";
+import {
+  alwaysRule,
+  alwaysRuleId,
+  alwaysSupported,
+  layerFile,
+  layerProblem,
+  writeAlwaysRule,
+  EXACT_FIELD,
+  AlwaysError,
+} from "../../src/approvals/always.ts";
 import { shownVerdict, toCall } from "../../src/approvals/call.ts";
 import type { Who } from "../../src/approvals/decision.ts";
 import { approvalTask, type ApprovalFacts, type Task } from "../../src/approvals/task.ts";
@@ -22,7 +31,12 @@ const validate = alwaysSupported() ? layerProblem : lenient;
 
 function task(command = "rm -rf build"): Task & ApprovalFacts {
   const call = toCall({ command, cwd: box.project, host: "codex", session: "s1" }, judgment());
-  return approvalTask(call, shownVerdict(judgment()), [], ["once", "task", "run", "always"], { openedAt: new Date(), dueAt: new Date(Date.now() + 1000), batched: false, n: 0 }) as Task & ApprovalFacts;
+  return approvalTask(call, shownVerdict(judgment()), [], ["once", "task", "run", "always"], {
+    openedAt: new Date(),
+    dueAt: new Date(Date.now() + 1000),
+    batched: false,
+    n: 0,
+  }) as Task & ApprovalFacts;
 }
 
 describe("always", () => {
@@ -42,7 +56,12 @@ describe("always", () => {
     const sub = join(box.project, "pkg");
     mkdirSync(sub);
     const call = toCall({ command: "rm -rf build", cwd: sub, host: "codex", session: "s1" }, judgment());
-    const inSub = approvalTask(call, shownVerdict(judgment()), [], ["once", "always"], { openedAt: new Date(), dueAt: new Date(Date.now() + 1000), batched: false, n: 0 }) as Task & ApprovalFacts;
+    const inSub = approvalTask(call, shownVerdict(judgment()), [], ["once", "always"], {
+      openedAt: new Date(),
+      dueAt: new Date(Date.now() + 1000),
+      batched: false,
+      n: 0,
+    }) as Task & ApprovalFacts;
     expect(alwaysRule(inSub, dana, defaultPolicy(), new Date()).match).toMatchObject({ where: box.project });
   });
 
@@ -58,7 +77,12 @@ describe("always", () => {
     box = sandbox();
     const file = join(box.root, "config", "verdict", "policy.yaml");
     const rule = alwaysRule(task(), dana, defaultPolicy(), new Date());
-    expect(writeAlwaysRule(file, "user", rule, "why", validate)).toEqual({ layer: "user", file, rule_id: String(rule.id), where: box.project });
+    expect(writeAlwaysRule(file, "user", rule, "why", validate)).toEqual({
+      layer: "user",
+      file,
+      rule_id: String(rule.id),
+      where: box.project,
+    });
     expect(parse(readFileSync(file, "utf8")).rules[0].match[EXACT_FIELD]).toBe("rm -rf build");
   });
 
@@ -84,7 +108,13 @@ describe("always", () => {
     writeAlwaysRule(file, "repo", rule, "Added by verdict approvals approve --always", validate);
     writeAlwaysRule(file, "repo", rule, "Added by verdict approvals approve --always", validate);
     const text = readFileSync(file, "utf8");
-    for (const kept of ["# my policy: keep this comment", "# stricter than the default", "# my own rule", "# Added by verdict approvals approve --always"]) expect(text).toContain(kept);
+    for (const kept of [
+      "# my policy: keep this comment",
+      "# stricter than the default",
+      "# my own rule",
+      "# Added by verdict approvals approve --always",
+    ])
+      expect(text).toContain(kept);
     const rules = parse(text).rules;
     expect(rules.map((r: { id: string }) => r.id)).toEqual(["mine", rule.id]);
   });

@@ -30,7 +30,12 @@ function background(args: string[], env: Record<string, string> = box.env) {
   };
 }
 
-type Listed = { id: string; status: string; task: { digest: string; action: { command: string } }; decision: null | { outcome: string; by: null | { name: string; via: string }; reviewed: string; scope: string } };
+type Listed = {
+  id: string;
+  status: string;
+  task: { digest: string; action: { command: string } };
+  decision: null | { outcome: string; by: null | { name: string; via: string }; reviewed: string; scope: string };
+};
 
 function tasks(all = true): Listed[] {
   const ran = verdict(["approvals", "list", "--json", ...(all ? ["--all"] : [])]);
@@ -48,7 +53,8 @@ async function firstOpenTask(): Promise<Listed> {
 }
 
 const journal = () => join(box.env.XDG_STATE_HOME!, "verdict", "approvals.jsonl");
-const request = (command: string, session = "s1", extra: string[] = []) => verdict(["approvals", "request", "--host", "codex", "--session", session, ...extra, "--", ...command.split(" ")]);
+const request = (command: string, session = "s1", extra: string[] = []) =>
+  verdict(["approvals", "request", "--host", "codex", "--session", session, ...extra, "--", ...command.split(" ")]);
 const idIn = (text: string) => /verdict approvals approve ([0-9a-f]{12})/.exec(text)?.[1];
 
 describe("verdict approvals through the binary", () => {
@@ -59,7 +65,15 @@ describe("verdict approvals through the binary", () => {
     const shown = verdict(["approvals", "show", task.id.slice(0, 12)]);
     expect(shown.stdout).toContain("rm -rf build");
     expect(shown.stdout).toContain(task.task.digest);
-    const approved = verdict(["approvals", "approve", task.id.slice(0, 12), "--note", "the build folder only", "--digest", task.task.digest.slice(0, 16)]);
+    const approved = verdict([
+      "approvals",
+      "approve",
+      task.id.slice(0, 12),
+      "--note",
+      "the build folder only",
+      "--digest",
+      task.task.digest.slice(0, 16),
+    ]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain("approved by Dana Tester (asserted, command-line)");
     const ran = await waiter.done();
@@ -67,8 +81,15 @@ describe("verdict approvals through the binary", () => {
     expect(ran.stdout).toContain("approved by Dana Tester");
     expect(ran.stderr).toContain(`verdict approvals approve ${task.id.slice(0, 12)}`);
     const [after] = tasks();
-    expect(after!.decision).toMatchObject({ outcome: "approved", by: { name: "Dana Tester", via: "command-line" }, reviewed: task.task.digest });
-    const records = readFileSync(journal(), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(after!.decision).toMatchObject({
+      outcome: "approved",
+      by: { name: "Dana Tester", via: "command-line" },
+      reviewed: task.task.digest,
+    });
+    const records = readFileSync(journal(), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(records.map((r) => r.kind)).toEqual(["task.opened", "task.decided", "grant.used"]);
     expect(records[1].body.decision.reviewed).toBe(records[0].body.task.digest);
   });
@@ -107,7 +128,10 @@ describe("verdict approvals through the binary", () => {
   test("always writes a rule into the chosen layer (or says why it cannot, recording nothing)", () => {
     box = sandbox();
     const id = idIn(request("rm -rf build").stderr)!;
-    if (alwaysSupported()) expect(verdict(["approvals", "show", id]).stdout).toContain(`--always also writes a rule allowing exactly this command in ${box.project}`);
+    if (alwaysSupported())
+      expect(verdict(["approvals", "show", id]).stdout).toContain(
+        `--always also writes a rule allowing exactly this command in ${box.project}`,
+      );
     const ran = verdict(["approvals", "approve", id, "--always", "--layer", "user", "--json"]);
     const file = join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml");
     if (alwaysSupported()) {
@@ -120,14 +144,19 @@ describe("verdict approvals through the binary", () => {
       expect(verdict(["policy", "check", file]).code).toBe(0);
       expect(readFileSync(journal(), "utf8")).toContain('"kind":"policy.amended"');
       // The rule decides exactly that line from now on, and nothing wider.
-      const checked = (line: string) => JSON.parse(verdict(["check", "--json", "--no-log", "--", line]).stdout) as { verdict: string; rule?: { id: string } };
+      const checked = (line: string) =>
+        JSON.parse(verdict(["check", "--json", "--no-log", "--", line]).stdout) as { verdict: string; rule?: { id: string } };
       expect(checked("rm -rf build")).toMatchObject({ verdict: "allow", rule: { id: out.decision.always.rule_id } });
-      for (const wider of ["sudo rm -rf build", "rm -rf build ~", "echo build | xargs rm -rf build"]) expect(checked(wider).rule?.id).not.toBe(out.decision.always.rule_id);
+      for (const wider of ["sudo rm -rf build", "rm -rf build ~", "echo build | xargs rm -rf build"])
+        expect(checked(wider).rule?.id).not.toBe(out.decision.always.rule_id);
       expect(checked("sudo rm -rf build").verdict).not.toBe("allow");
       // ...and only in the project where it was approved.
       expect(out.decision.always.where).toBe(box.project);
       const elsewhere = mkdtempSync(join(tmpdir(), "verdict-elsewhere-"));
-      const there = JSON.parse(verdict(["check", "--json", "--no-log", "--cwd", elsewhere, "--", "rm -rf build"]).stdout) as { verdict: string; rule?: { id: string } };
+      const there = JSON.parse(verdict(["check", "--json", "--no-log", "--cwd", elsewhere, "--", "rm -rf build"]).stdout) as {
+        verdict: string;
+        rule?: { id: string };
+      };
       expect(there.rule?.id).not.toBe(out.decision.always.rule_id);
       expect(text).toContain(`where: ${box.project}`);
     } else {
@@ -144,7 +173,10 @@ describe("verdict approvals through the binary", () => {
     writeFileSync(policy, "approvals:\n  wait_at_most: 1s\n");
     const env = { ...box.env, VERDICT_POLICY: policy };
     const started = Date.now();
-    const ran = await background(["approvals", "request", "--wait", "--host", "run", "--session", "run-1", "--", "rm", "-rf", "build"], env).done();
+    const ran = await background(
+      ["approvals", "request", "--wait", "--host", "run", "--session", "run-1", "--", "rm", "-rf", "build"],
+      env,
+    ).done();
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain("nobody approved it before its deadline");
     expect(Date.now() - started).toBeLessThan(8000);
@@ -173,13 +205,18 @@ describe("verdict approvals through the binary", () => {
 
   test("20 processes appending at once keep the chain intact", async () => {
     box = sandbox();
-    const runs = Array.from({ length: 20 }, (_, i) => background(["approvals", "request", "--host", "codex", "--session", `p${i}`, "--", "touch", `f${i}`]));
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      background(["approvals", "request", "--host", "codex", "--session", `p${i}`, "--", "touch", `f${i}`]),
+    );
     const results = await Promise.all(runs.map((r) => r.done()));
     expect(results.map((r) => r.code)).toEqual(Array(20).fill(1));
     const verified = verdict(["approvals", "verify", "--json"]);
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout).records).toBe(20);
-    const records = readFileSync(journal(), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const records = readFileSync(journal(), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(new Set(records.map((r) => r.body.task.session)).size).toBe(20);
     expect(existsSync(`${journal()}.lock`)).toBe(false);

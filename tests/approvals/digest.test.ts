@@ -3,7 +3,9 @@ import { DOMAIN, canonicalJson, digestOf } from "../../src/approvals/digest.ts";
 
 describe("canonical JSON", () => {
   test("sorts keys by UTF-16 code units, at every depth, and drops no array item", () => {
-    expect(canonicalJson({ b: 1, a: [3, { d: 1, c: 2 }], "\u{1F600}": 0, "\uFFFF": 1 })).toBe('{"a":[3,{"c":2,"d":1}],"b":1,"\u{1F600}":0,"\uFFFF":1}');
+    expect(canonicalJson({ b: 1, a: [3, { d: 1, c: 2 }], "\u{1F600}": 0, "\uFFFF": 1 })).toBe(
+      '{"a":[3,{"c":2,"d":1}],"b":1,"\u{1F600}":0,"\uFFFF":1}',
+    );
   });
   test("numbers in ECMAScript form", () => {
     expect(canonicalJson([100.0, 1e30, 0.1, -0, 1e-7])).toBe("[100,1e+30,0.1,0,1e-7]");

@@ -49,7 +49,11 @@ export function judgment(line = "rules: deletes or overwrites data nothing regen
     verdict: "ask",
     line,
     answerer: "rules",
-    answers: { act: { choice: "delete", confidence: 0.9, probabilities: { delete: 0.9, read: 0.1 }, source: "rules" }, undo: { score: 2.2, source: "rules" }, load: { score: 0.3, source: "rules" } },
+    answers: {
+      act: { choice: "delete", confidence: 0.9, probabilities: { delete: 0.9, read: 0.1 }, source: "rules" },
+      undo: { score: 2.2, source: "rules" },
+      load: { score: 0.3, source: "rules" },
+    },
     rule: { id: "rm-recursive", reason: "deletes", command: { name: "rm" } },
     executed: [{ name: "rm" }],
     policyDigest: "0123456789abcdef",

@@ -13,8 +13,12 @@ function setup() {
   box = sandbox();
   const policy = defaultPolicy();
   const ask = (command = "rm -rf build", session = "s1", extra: { task?: string; cwd?: string } = {}) =>
-    hostAsk({ command, cwd: extra.cwd ?? box.project, host: "codex", session, ...(extra.task ? { task: extra.task } : {}) }, judgment(), { policy, env: box.env });
-  const decide = (id: string, request: Parameters<typeof decideTask>[0]) => decideTask(request, { journal: journalPath(box.env), id, via: "command-line", env: box.env, policy });
+    hostAsk({ command, cwd: extra.cwd ?? box.project, host: "codex", session, ...(extra.task ? { task: extra.task } : {}) }, judgment(), {
+      policy,
+      env: box.env,
+    });
+  const decide = (id: string, request: Parameters<typeof decideTask>[0]) =>
+    decideTask(request, { journal: journalPath(box.env), id, via: "command-line", env: box.env, policy });
   return { ask, decide };
 }
 
@@ -92,7 +96,10 @@ describe("hostAsk", () => {
     expect(told.reason).toContain("nobody approved it before its deadline");
     const entry = fold(readJournal(journalPath(box.env)).records).tasks.get(first.task!)!;
     expect(entry.decision).toMatchObject({ outcome: "expired", by: null });
-    const late = decideTask({ kind: "approve" }, { journal: journalPath(box.env), id: first.task!, via: "command-line", env: box.env, now: () => later });
+    const late = decideTask(
+      { kind: "approve" },
+      { journal: journalPath(box.env), id: first.task!, via: "command-line", env: box.env, now: () => later },
+    );
     expect(late).toMatchObject({ ok: false, code: "ALREADY-DECIDED" });
   });
 

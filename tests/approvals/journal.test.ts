@@ -9,7 +9,8 @@ let box: Sandbox;
 afterEach(() => box?.cleanup());
 
 function append(path: string, n: number): void {
-  for (let i = 0; i < n; i++) transact(path, () => ({ append: [{ kind: "task.ended", body: { session: "s", task: `t${i}` } }], result: undefined }));
+  for (let i = 0; i < n; i++)
+    transact(path, () => ({ append: [{ kind: "task.ended", body: { session: "s", task: `t${i}` } }], result: undefined }));
 }
 
 describe("the journal", () => {
@@ -33,7 +34,13 @@ describe("the journal", () => {
   test("appends several records at once, in order, and nothing when there is nothing to say", () => {
     box = sandbox();
     const path = journalPath(box.env);
-    const result = transact(path, () => ({ append: [{ kind: "run.ended", body: { session: "a" } }, { kind: "run.ended", body: { session: "b" } }], result: 7 }));
+    const result = transact(path, () => ({
+      append: [
+        { kind: "run.ended", body: { session: "a" } },
+        { kind: "run.ended", body: { session: "b" } },
+      ],
+      result: 7,
+    }));
     expect(result).toBe(7);
     transact(path, () => ({ append: [], result: undefined }));
     expect(readJournal(path).records.map((r) => r.body.session)).toEqual(["a", "b"]);
@@ -93,7 +100,10 @@ describe("the journal", () => {
     const path = journalPath(box.env);
     append(path, 1);
     const dead = Bun.spawnSync(["true"]).pid;
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: dead, host: require("node:os").hostname(), token: "old", at: "2020-01-01T00:00:00Z" }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ pid: dead, host: require("node:os").hostname(), token: "old", at: "2020-01-01T00:00:00Z" }),
+    );
     const started = Date.now();
     append(path, 1);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -104,7 +114,10 @@ describe("the journal", () => {
   test("a live holder is waited for, not broken", () => {
     box = sandbox();
     const lock = join(box.root, "x.lock");
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: require("node:os").hostname(), token: "held", at: new Date().toISOString() }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: require("node:os").hostname(), token: "held", at: new Date().toISOString() }),
+    );
     expect(() => withLock(lock, () => 1, 150)).toThrow(/lock/);
     expect(existsSync(lock)).toBe(true);
   });

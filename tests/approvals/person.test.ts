@@ -20,7 +20,15 @@ function terminal(answers: string[]) {
 
 function context(extra: Partial<AskContext> = {}, approvals: Parameters<typeof policyWith>[0] = {}): AskContext & { lines: string[] } {
   const lines: string[] = [];
-  return { policy: policyWith(approvals), env: box.env, budget: { used: 0 }, notify: (line) => lines.push(line), pollMs: 20, lines, ...extra };
+  return {
+    policy: policyWith(approvals),
+    env: box.env,
+    budget: { used: 0 },
+    notify: (line) => lines.push(line),
+    pollMs: 20,
+    lines,
+    ...extra,
+  };
 }
 
 /** Decides the first open task from "another shell" once it appears. */
@@ -45,7 +53,13 @@ describe("askPerson (verdict run)", () => {
     const tty = terminal(["r", "only build/"]);
     const ctx = context({ terminal: tty.terminal });
     const outcome = await askPerson(call(), judgment(), ctx);
-    expect(outcome).toMatchObject({ decision: "allow", scope: "run", via: "terminal", note: "only build/", by: { name: "Dana Tester", via: "terminal" } });
+    expect(outcome).toMatchObject({
+      decision: "allow",
+      scope: "run",
+      via: "terminal",
+      note: "only build/",
+      by: { name: "Dana Tester", via: "terminal" },
+    });
     expect(tty.shown()).toContain("rm -rf build");
     expect(tty.shown()).toContain(judgment().line);
     expect(tty.shown()).toContain("[r] this run");
@@ -105,12 +119,19 @@ describe("askPerson (verdict run)", () => {
 describe("askQuestion", () => {
   test("answered at the terminal", async () => {
     box = sandbox();
-    const outcome = await askQuestion({ session: "run-1", cwd: box.project }, "Which time zone?", context({ terminal: terminal(["UTC"]).terminal }));
+    const outcome = await askQuestion(
+      { session: "run-1", cwd: box.project },
+      "Which time zone?",
+      context({ terminal: terminal(["UTC"]).terminal }),
+    );
     expect(outcome).toMatchObject({ answered: true, text: "UTC", by: { name: "Dana Tester" } });
   });
   test("answered from another shell", async () => {
     box = sandbox();
-    const [outcome] = await Promise.all([askQuestion({ session: "run-1", cwd: box.project }, "Which time zone?", context()), decideWhenOpen({ kind: "answer", text: "Europe/Berlin" })]);
+    const [outcome] = await Promise.all([
+      askQuestion({ session: "run-1", cwd: box.project }, "Which time zone?", context()),
+      decideWhenOpen({ kind: "answer", text: "Europe/Berlin" }),
+    ]);
     expect(outcome).toMatchObject({ answered: true, text: "Europe/Berlin" });
   });
 });

@@ -51,7 +51,10 @@ async function deleteRun(decide: string[]) {
     },
     timeoutMs: 20_000,
   });
-  const journal = readFileSync(join(s.home, ".local/state/verdict/approvals.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const journal = readFileSync(join(s.home, ".local/state/verdict/approvals.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   return { s, ran, id, evidence: evidenceOf(s), journal };
 }
 
@@ -64,7 +67,15 @@ describe("verdict run waits on an approval task", () => {
     const approval = check(toolSteps(evidence)[1], "approval");
     const opened = journal.find((r) => r.kind === "task.opened").body.task;
     const decided = journal.find((r) => r.kind === "task.decided").body.decision;
-    expect(approval).toMatchObject({ passed: true, decision: "approved", by: "Ada Lovelace (command-line)", scope: "once", taskId: id, digest: opened.digest, note: "it is a scratch file" });
+    expect(approval).toMatchObject({
+      passed: true,
+      decision: "approved",
+      by: "Ada Lovelace (command-line)",
+      scope: "once",
+      taskId: id,
+      digest: opened.digest,
+      note: "it is a scratch file",
+    });
     expect(decided).toMatchObject({ outcome: "approved", by: { name: "Ada Lovelace", via: "command-line" }, reviewed: opened.digest });
     expect(opened.action).toMatchObject({ command: "rm old.txt", program: "rm" });
     expect(opened.before).toEqual([{ command: "test -e old.txt", outcome: "ran earlier in this run" }]);
@@ -74,7 +85,12 @@ describe("verdict run waits on an approval task", () => {
     const { s, ran, evidence } = await deleteRun(["reject", "ID", "--reason", "keep it"]);
     expect(ran.code).toBe(77);
     expect(existsSync(join(s.cwd, "old.txt"))).toBe(true);
-    expect(check(toolSteps(evidence)[1], "approval")).toMatchObject({ passed: false, decision: "refused", reason: "rejected", by: "Ada Lovelace (command-line)" });
+    expect(check(toolSteps(evidence)[1], "approval")).toMatchObject({
+      passed: false,
+      decision: "refused",
+      reason: "rejected",
+      by: "Ada Lovelace (command-line)",
+    });
     expect(evidence.outcome.message).toContain("keep it");
   }, 30_000);
 });

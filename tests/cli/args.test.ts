@@ -5,7 +5,10 @@ import { run } from "../support/binary.ts";
 const spec = { json: { type: "boolean" as const }, cwd: { type: "string" as const }, help: { type: "boolean" as const, short: "h" } };
 
 test("booleans, values in both spellings, short aliases and positionals", () => {
-  expect(parseOptions(["--json", "--cwd", "/x", "a", "-h", "b"], spec)).toEqual({ values: { json: true, cwd: "/x", help: true }, positionals: ["a", "b"] });
+  expect(parseOptions(["--json", "--cwd", "/x", "a", "-h", "b"], spec)).toEqual({
+    values: { json: true, cwd: "/x", help: true },
+    positionals: ["a", "b"],
+  });
   expect(parseOptions(["--cwd=/y"], spec)).toEqual({ values: { cwd: "/y" }, positionals: [] });
 });
 
@@ -34,7 +37,11 @@ test("through the binary: a mistyped command, subcommand or option names the nea
 });
 
 test("repeatable and variadic options keep their values in order", () => {
-  const repeat = { request: { type: "string" as const, multiple: true, variadic: true }, ran: { type: "string" as const, multiple: true }, final: { type: "string" as const } };
+  const repeat = {
+    request: { type: "string" as const, multiple: true, variadic: true },
+    ran: { type: "string" as const, multiple: true },
+    final: { type: "string" as const },
+  };
   const parsed = parseOptions(["--request", "one", "two", "--ran", "a", "--request=three", "--final", "-"], repeat);
   expect(parsed).toEqual({
     values: { request: ["one", "two", "three"], ran: ["a"], final: "-" },

@@ -44,7 +44,10 @@ describe("--json", () => {
   });
 
   test("commands that print no JSON refuse --json as a usage error", () => {
-    for (const args of [["install", "claude", "--json"], ["uninstall", "claude", "--json"]]) {
+    for (const args of [
+      ["install", "claude", "--json"],
+      ["uninstall", "claude", "--json"],
+    ]) {
       expect(run(args, { cwd: home, env }).code).toBe(2);
     }
   });

@@ -42,20 +42,33 @@ describe("install --project: hooks that travel", () => {
   test("on a machine without verdict the command gives no decision, exit 0, and says how to get verdict", () => {
     const { root } = repo();
     const env = withVerdictOnPath(isolatedEnv());
-    for (const host of ["claude", "codex", "gemini", "cursor"]) expect(run(["install", host, "--project"], { cwd: root, env }).code).toBe(0);
+    for (const host of ["claude", "codex", "gemini", "cursor"])
+      expect(run(["install", host, "--project"], { cwd: root, env }).code).toBe(0);
     const bare = { ...isolatedEnv(), PATH: "/usr/bin:/bin" };
     const command = (file: string, pick: (s: any) => string) => pick(JSON.parse(readFileSync(join(root, file), "utf8")));
-    const claude = sh(command(".claude/settings.json", (s) => s.hooks.PreToolUse[0].hooks[0].command), bare);
+    const claude = sh(
+      command(".claude/settings.json", (s) => s.hooks.PreToolUse[0].hooks[0].command),
+      bare,
+    );
     expect(claude.code).toBe(0);
     expect(JSON.parse(claude.stdout).systemMessage).toContain("verdict is not installed on this machine");
     expect(JSON.parse(claude.stdout).hookSpecificOutput).toBeUndefined();
-    const gemini = sh(command(".gemini/settings.json", (s) => s.hooks.BeforeTool[0].hooks[0].command), bare);
+    const gemini = sh(
+      command(".gemini/settings.json", (s) => s.hooks.BeforeTool[0].hooks[0].command),
+      bare,
+    );
     expect(gemini.code).toBe(0);
     expect(JSON.parse(gemini.stdout).decision).toBeUndefined();
-    const codex = sh(command(".codex/hooks.json", (s) => s.hooks.PreToolUse[0].hooks[0].command), bare);
+    const codex = sh(
+      command(".codex/hooks.json", (s) => s.hooks.PreToolUse[0].hooks[0].command),
+      bare,
+    );
     expect(codex).toMatchObject({ code: 0, stdout: "" });
     expect(codex.stderr).toContain("npm install -g");
-    const cursor = sh(command(".cursor/hooks.json", (s) => s.hooks.beforeShellExecution[0].command), bare);
+    const cursor = sh(
+      command(".cursor/hooks.json", (s) => s.hooks.beforeShellExecution[0].command),
+      bare,
+    );
     expect(cursor).toMatchObject({ code: 0, stdout: "{}\n" });
   });
 
@@ -116,7 +129,9 @@ describe("doctor", () => {
     run(["install", "claude", "--project"], { cwd: root, env });
     const ran = run(["doctor"], { cwd: sub, env });
     expect(ran.code).toBe(1);
-    expect(ran.stdout).toContain(`${join(root, ".claude", "settings.json")} has verdict's hook, but a Claude Code session started here (${sub}) does not load it`);
+    expect(ran.stdout).toContain(
+      `${join(root, ".claude", "settings.json")} has verdict's hook, but a Claude Code session started here (${sub}) does not load it`,
+    );
     expect(ran.stdout).toContain(`fix: start Claude Code in ${root}`);
     // at the root it is covered
     const atRoot = run(["doctor", "--json"], { cwd: root, env });
@@ -139,7 +154,10 @@ describe("doctor", () => {
   test("--policy: an unreachable configured model is FIX with the reason", () => {
     const home = tempDir("verdict-home-");
     const policy = join(home, "model.yaml");
-    writeFileSync(policy, "judge:\n  answerer: model\n  answer_within: 1s\nmodel:\n  provider: openai\n  openai:\n    base_url: http://127.0.0.1:9/v1\n    model: local\n");
+    writeFileSync(
+      policy,
+      "judge:\n  answerer: model\n  answer_within: 1s\nmodel:\n  provider: openai\n  openai:\n    base_url: http://127.0.0.1:9/v1\n    model: local\n",
+    );
     const ran = run(["doctor", "--policy", policy], { cwd: home, env: isolatedEnv(home) });
     expect(ran.code).toBe(1);
     expect(ran.stdout).toMatch(/FIX +the openai model local at http:\/\/127\.0\.0\.1:9\/v1 cannot be used/);
@@ -153,7 +171,10 @@ describe("a keyless local model", () => {
   test("a loopback OpenAI-compatible endpoint is asked without OPENAI_API_KEY, and doctor says it answers", async () => {
     const home = tempDir("verdict-home-");
     const policy = join(home, "local.yaml");
-    writeFileSync(policy, `judge:\n  answerer: auto\n  answer_within: 5s\nmodel:\n  provider: openai\n  openai:\n    base_url: ${fake.url}/v1\n    model: local\n    key_env: OPENAI_API_KEY\n`);
+    writeFileSync(
+      policy,
+      `judge:\n  answerer: auto\n  answer_within: 5s\nmodel:\n  provider: openai\n  openai:\n    base_url: ${fake.url}/v1\n    model: local\n    key_env: OPENAI_API_KEY\n`,
+    );
     const env = isolatedEnv(home);
     fake.requests.length = 0;
     const checked = await runAsync(["check", "--json", "--policy", policy, "--", "cat README.md | wc -l"], { cwd: home, env });
@@ -172,7 +193,10 @@ describe("self-tests", () => {
     expect(run(["install", "claude", "--project"], { cwd: root, env }).code).toBe(0);
     expect(run(["log", "--json"], { env }).stdout.trim()).toBe("");
     expect(JSON.parse(run(["log", "--stats", "--json"], { env }).stdout).decisions).toBe(0);
-    const all = run(["log", "--json", "--self-tests"], { env }).stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const all = run(["log", "--json", "--self-tests"], { env })
+      .stdout.trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(all.length).toBeGreaterThan(0);
     expect(all.every((record) => record.self_test === true)).toBe(true);
     expect(all[0].text).toBe("rm -rf ~");

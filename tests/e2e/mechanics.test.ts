@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import { join } from "node:path";
-import { describe as summary, hostSetup, makeSandbox, runHost, setStub, stubPayloads, writeStubHook, type Outcome, type Sandbox } from "./lib/harness.ts";
+import {
+  describe as summary,
+  hostSetup,
+  makeSandbox,
+  runHost,
+  setStub,
+  stubPayloads,
+  writeStubHook,
+  type Outcome,
+  type Sandbox,
+} from "./lib/harness.ts";
 
 const REASON = "E2E_REASON_7f3a";
 const STOP_REASON = "E2E_STOP_REASON_91c2 run the tests before finishing";
@@ -22,7 +32,9 @@ interface Case {
   silentEnd?: boolean;
 }
 
-const pre = (decision: string, reason = REASON) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } });
+const pre = (decision: string, reason = REASON) => ({
+  hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason },
+});
 
 const CASES: Record<HostName, Case[]> = {
   claude: [
@@ -36,7 +48,12 @@ const CASES: Record<HostName, Case[]> = {
   codex: [
     { name: "no output runs", reply: {}, ran: true },
     { name: "bare allow is unsupported and runs", reply: { stdout: pre("allow") }, ran: true },
-    { name: "deny blocks and tells the model", reply: { stdout: pre("deny") }, ran: false, told: `Command blocked by PreToolUse hook: ${REASON}` },
+    {
+      name: "deny blocks and tells the model",
+      reply: { stdout: pre("deny") },
+      ran: false,
+      told: `Command blocked by PreToolUse hook: ${REASON}`,
+    },
     { name: "deny with an empty reason fails open", reply: { stdout: pre("deny", "") }, ran: true },
     { name: "ask is unsupported and runs", reply: { stdout: pre("ask") }, ran: true },
     { name: "legacy block blocks", reply: { stdout: { decision: "block", reason: REASON } }, ran: false, told: REASON },
@@ -45,7 +62,12 @@ const CASES: Record<HostName, Case[]> = {
   ],
   gemini: [
     { name: "allow runs", reply: { stdout: { decision: "allow" } }, ran: true },
-    { name: "deny blocks and tells the model", reply: { stdout: { decision: "deny", reason: REASON } }, ran: false, told: `Tool execution blocked: ${REASON}` },
+    {
+      name: "deny blocks and tells the model",
+      reply: { stdout: { decision: "deny", reason: REASON } },
+      ran: false,
+      told: `Tool execution blocked: ${REASON}`,
+    },
     { name: "ask ends the headless run silently", reply: { stdout: { decision: "ask", reason: REASON } }, ran: false, silentEnd: true },
     { name: "no output runs", reply: {}, ran: true },
     { name: "exit 1 fails open", reply: { exit: 1, stderr: "boom" }, ran: true },
@@ -93,7 +115,11 @@ for (const name of e2eHosts()) {
         const payload = stubPayloads(sb, "PRE")[0];
         expect(payload?.tool_input?.command, why).toBe(`touch ${sb.marker}`);
         expect(o.markerExists, why).toBe(c.ran);
-        if (c.told) expect(o.followUps.some((f) => f.includes(JSON.stringify(c.told).slice(1, -1))), why).toBe(true);
+        if (c.told)
+          expect(
+            o.followUps.some((f) => f.includes(JSON.stringify(c.told).slice(1, -1))),
+            why,
+          ).toBe(true);
         if (c.silentEnd) {
           expect(o.stdout.trim(), why).toBe("");
           expect(stubPayloads(sb, "STOP").length, why).toBe(0);
@@ -115,7 +141,9 @@ for (const name of e2eHosts()) {
           setup.env.IS_SANDBOX = "1"; // bypassPermissions as root
           const handler: Record<string, unknown> = { type: "command", command: "/nonexistent/verdict hook claude", timeout: 5 };
           if (onFailure) handler.onFailure = onFailure;
-          setup.files[join(sb.project, ".claude", "settings.json")] = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [handler] }] } });
+          setup.files[join(sb.project, ".claude", "settings.json")] = JSON.stringify({
+            hooks: { PreToolUse: [{ matcher: "Bash", hooks: [handler] }] },
+          });
           const o = await runHost(sb, setup, [{ command: `touch ${sb.marker}` }, { text: "FAKE_FINAL: done." }], { timeoutMs: 90_000 });
           expect(o.markerExists, summary(o)).toBe(onFailure !== "block");
           if (onFailure) expect(o.followUps[0]!.includes('blocking because onFailure is \\\"block\\\"'), summary(o)).toBe(true);
@@ -129,7 +157,10 @@ for (const name of e2eHosts()) {
       const why = summary(o);
       expect(o.markerExists, why).toBe(true);
       const stops = stubPayloads(sb, "STOP");
-      expect(stops.map((s) => s.stop_hook_active), why).toEqual([false, true]);
+      expect(
+        stops.map((s) => s.stop_hook_active),
+        why,
+      ).toEqual([false, true]);
       expect(o.mainRequests.length, why).toBe(3);
       expect(o.followUps[1]!.includes(STOP_SEEN_AS[name]), why).toBe(true);
       expect(o.followUps[0]!.includes(STOP_REASON), why).toBe(false);

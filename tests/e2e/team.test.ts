@@ -10,7 +10,16 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
-import { CODEX_CONFIG, describe as summary, hostSetup, makeSandbox, runHost, stubPayloads, writeStubHook, type Sandbox } from "./lib/harness.ts";
+import {
+  CODEX_CONFIG,
+  describe as summary,
+  hostSetup,
+  makeSandbox,
+  runHost,
+  stubPayloads,
+  writeStubHook,
+  type Sandbox,
+} from "./lib/harness.ts";
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
 
@@ -35,7 +44,11 @@ function verdictBin(): string {
 /** Runs verdict as "machine A": its own HOME, verdict on PATH at `bin`. */
 function verdictOn(bin: string, args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const home = mkdtempSync(join(tmpdir(), "verdict-e2e-machine-a-"));
-  const r = spawnSync(join(bin, "verdict"), args, { cwd, encoding: "utf8", env: { PATH: `${bin}:/usr/bin:/bin`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state") } });
+  const r = spawnSync(join(bin, "verdict"), args, {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: `${bin}:/usr/bin:/bin`, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state") },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -78,7 +91,10 @@ if (hosts.includes("claude")) {
       const marker = join(sb.project, "e2e-denied-marker");
       const o = await runHost(sb, setup, [{ command: `touch ${marker}` }, { text: "done" }], { timeoutMs: 90_000 });
       expect(existsSync(marker), summary(o)).toBe(false);
-      expect(o.followUps.some((f) => f.includes("E2E_DENIED")), summary(o)).toBe(true);
+      expect(
+        o.followUps.some((f) => f.includes("E2E_DENIED")),
+        summary(o),
+      ).toBe(true);
     }, 180_000);
 
     test("on a machine without verdict, Claude Code's own permission check applies and the person is told", async () => {
@@ -91,7 +107,9 @@ if (hosts.includes("claude")) {
       setup.files[join(sb.home, ".claude.json")] = JSON.stringify({ projects: { [sb.project]: { hasTrustDialogAccepted: true } } });
       expect(Bun.which("verdict", { PATH: setup.env.PATH })).toBeNull();
       const allowed = join(sb.project, "e2e-allowed-by-claude");
-      const o = await runHost(sb, setup, [{ command: `touch ${allowed}` }, { command: "rm -f nothing-here" }, { text: "done" }], { timeoutMs: 90_000 });
+      const o = await runHost(sb, setup, [{ command: `touch ${allowed}` }, { command: "rm -f nothing-here" }, { text: "done" }], {
+        timeoutMs: 90_000,
+      });
       // allowed by the team's permission rule: runs (work is not blocked)
       expect(existsSync(allowed), summary(o)).toBe(true);
       // not allowed by any rule: the headless permission flow refuses it, as it would with no hook
@@ -124,10 +142,19 @@ if (hosts.includes("claude")) {
       const atRoot = join(sb.project, "e2e-denied-marker");
       const r = await runHost(sb, setupRoot, [{ command: `touch ${atRoot}` }, { text: "done" }], { timeoutMs: 90_000 });
       expect(existsSync(atRoot), summary(r)).toBe(false);
-      expect(r.followUps.some((f) => f.includes("E2E_DENIED")), summary(r)).toBe(true);
+      expect(
+        r.followUps.some((f) => f.includes("E2E_DENIED")),
+        summary(r),
+      ).toBe(true);
       // doctor in the subfolder names the root hook this session would not load
-      const doctor = spawnSync(VERDICT, ["doctor"], { cwd: sub, encoding: "utf8", env: { PATH: setup.env.PATH, HOME: sb.home, XDG_CONFIG_HOME: join(sb.home, ".config"), XDG_STATE_HOME: join(sb.home, ".state") } });
-      expect(doctor.stdout).toContain(`${join(sb.project, ".claude", "settings.json")} has verdict's hook, but a Claude Code session started here (${sub}) does not load it`);
+      const doctor = spawnSync(VERDICT, ["doctor"], {
+        cwd: sub,
+        encoding: "utf8",
+        env: { PATH: setup.env.PATH, HOME: sb.home, XDG_CONFIG_HOME: join(sb.home, ".config"), XDG_STATE_HOME: join(sb.home, ".state") },
+      });
+      expect(doctor.stdout).toContain(
+        `${join(sb.project, ".claude", "settings.json")} has verdict's hook, but a Claude Code session started here (${sub}) does not load it`,
+      );
       expect(doctor.status).toBe(1);
     }, 300_000);
   });
@@ -154,12 +181,17 @@ if (hosts.includes("codex")) {
       // the other hosts are "installed" too (doctor only reads their files; it runs none of them)
       for (const other of ["claude", "gemini"]) writeFileSync(join(bin, other), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
       // a policy whose model cannot be reached: doctor must say FIX
-      setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] = "judge:\n  answerer: model\n  answer_within: 1s\nmodel:\n  provider: openai\n  openai:\n    base_url: http://127.0.0.1:9/v1\n    model: local\n";
+      setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] =
+        "judge:\n  answerer: model\n  answer_within: 1s\nmodel:\n  provider: openai\n  openai:\n    base_url: http://127.0.0.1:9/v1\n    model: local\n";
       setup.env.PATH = `${bin}:${setup.env.PATH}`;
       setup.env.XDG_CONFIG_HOME = join(sb.home, ".config");
       setup.env.XDG_STATE_HOME = join(sb.home, ".local", "state");
       // every file and folder of the home but verdict's own state (its decision log records doctor's self-tests)
-      const snapshot = ["/bin/sh", "-c", `cd "$HOME" && find . -path ./.local/state/verdict -prune -o -exec stat -c '%n %s %Y %a' {} + | sort && find . -path ./.local/state/verdict -prune -o -type f -exec sha256sum {} + | sort`];
+      const snapshot = [
+        "/bin/sh",
+        "-c",
+        `cd "$HOME" && find . -path ./.local/state/verdict -prune -o -exec stat -c '%n %s %Y %a' {} + | sort && find . -path ./.local/state/verdict -prune -o -type f -exec sha256sum {} + | sort`,
+      ];
       const o = await runHost(sb, { ...setup, argv: ["/bin/true"] }, [{ text: "done" }], {
         timeoutMs: 60_000,
         // doctor under strace where there is one: every connect() it or a child makes is recorded
@@ -171,16 +203,32 @@ if (hosts.includes("codex")) {
           // trust the hooks as /hooks does, then doctor again (under watch)
           [process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project],
           snapshot,
-          ["/bin/sh", "-c", `if command -v strace >/dev/null 2>&1; then exec strace -f -qq -e trace=connect -o ${join(sb.root, "connect.txt")} ${VERDICT} doctor --json; else exec ${VERDICT} doctor --json; fi`], snapshot],
+          [
+            "/bin/sh",
+            "-c",
+            `if command -v strace >/dev/null 2>&1; then exec strace -f -qq -e trace=connect -o ${join(sb.root, "connect.txt")} ${VERDICT} doctor --json; else exec ${VERDICT} doctor --json; fi`,
+          ],
+          snapshot,
+        ],
       });
       const [install, , , untrusted, , before, doctor, after] = o.pre;
-      const first = JSON.parse(untrusted!.stdout).hosts.find((h: any) => h.host === "codex").checks.map((c: any) => c.what).join("\n");
+      const first = JSON.parse(untrusted!.stdout)
+        .hosts.find((h: any) => h.host === "codex")
+        .checks.map((c: any) => c.what)
+        .join("\n");
       expect(first, first).toContain("codex has not trusted");
       expect(first).toContain("pre_tool_use");
       expect(install?.stdout, JSON.stringify(o.pre)).toContain("Codex CLI");
       expect(doctor?.exitCode, JSON.stringify(doctor)).toBe(1);
-      expect(JSON.parse(doctor!.stdout).policy.some((c: any) => !c.ok && c.what.includes("cannot be used")), doctor!.stdout).toBe(true);
-      expect(JSON.parse(doctor!.stdout).hosts.map((h: any) => h.host).sort()).toEqual(["claude", "codex", "gemini"]);
+      expect(
+        JSON.parse(doctor!.stdout).policy.some((c: any) => !c.ok && c.what.includes("cannot be used")),
+        doctor!.stdout,
+      ).toBe(true);
+      expect(
+        JSON.parse(doctor!.stdout)
+          .hosts.map((h: any) => h.host)
+          .sort(),
+      ).toEqual(["claude", "codex", "gemini"]);
       expect(doctor?.stdout, JSON.stringify(doctor)).toContain("schema_version");
       const report = JSON.parse(doctor!.stdout);
       const codex = report.hosts.find((h: any) => h.host === "codex");
@@ -191,11 +239,16 @@ if (hosts.includes("codex")) {
       expect(after?.stdout, "the home changed under doctor").toBe(before!.stdout);
       expect(o.netns).toBe(true);
       if (Bun.which("strace")) {
-        const calls = readFileSync(join(sb.root, "connect.txt"), "utf8").split("\n").filter((line) => line.includes("connect("));
+        const calls = readFileSync(join(sb.root, "connect.txt"), "utf8")
+          .split("\n")
+          .filter((line) => line.includes("connect("));
         const outside = calls.filter((line) => /AF_INET6?/.test(line) && !/127\.0\.0\.1|"::1"|::ffff:127\.0\.0\.1/.test(line));
         expect(outside, calls.join("\n")).toEqual([]);
         // it did try the configured model, on loopback
-        expect(calls.some((line) => line.includes("htons(9)") && line.includes("127.0.0.1")), calls.join("\n")).toBe(true);
+        expect(
+          calls.some((line) => line.includes("htons(9)") && line.includes("127.0.0.1")),
+          calls.join("\n"),
+        ).toBe(true);
       }
     }, 180_000);
   });
@@ -251,11 +304,20 @@ for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h
       const setup = hostSetup(host, subBox);
       const pre = `${stub} pre`;
       if (name === "codex") {
-        setup.files[join(sb.project, ".codex", "hooks.json")] = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: pre, timeout: 30 }] }] } });
+        setup.files[join(sb.project, ".codex", "hooks.json")] = JSON.stringify({
+          hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: pre, timeout: 30 }] }] },
+        });
         setup.files[join(sb.home, ".codex", "config.toml")] = CODEX_CONFIG(sb.project);
       } else {
-        setup.files[join(sb.project, ".gemini", "settings.json")] = JSON.stringify({ hooks: { BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", name: "e2e-pre", command: pre, timeout: 30000 }] }] } });
-        setup.files[join(sb.home, ".gemini", "trustedFolders.json")] = JSON.stringify({ [sb.project]: "TRUST_FOLDER", [sub]: "TRUST_FOLDER" });
+        setup.files[join(sb.project, ".gemini", "settings.json")] = JSON.stringify({
+          hooks: {
+            BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", name: "e2e-pre", command: pre, timeout: 30000 }] }],
+          },
+        });
+        setup.files[join(sb.home, ".gemini", "trustedFolders.json")] = JSON.stringify({
+          [sb.project]: "TRUST_FOLDER",
+          [sub]: "TRUST_FOLDER",
+        });
       }
       const o = await runHost(subBox, setup, [{ command: "true" }, { text: "done" }], { timeoutMs: 90_000 });
       expect(o.exitCode, summary(o)).toBe(0);

@@ -8,7 +8,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
-import { CODEX_CONFIG, describe as summary, hostSetup, makeSandbox, runHost, type HostSetup, type Outcome, type Sandbox } from "./lib/harness.ts";
+import {
+  CODEX_CONFIG,
+  describe as summary,
+  hostSetup,
+  makeSandbox,
+  runHost,
+  type HostSetup,
+  type Outcome,
+  type Sandbox,
+} from "./lib/harness.ts";
 import type { Step } from "./lib/fake-model.ts";
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
@@ -18,7 +27,9 @@ const MCP_SERVER = [process.execPath, resolve(import.meta.dir, "lib", "mcp-serve
 function addMcpServer(name: string, sb: Sandbox, setup: HostSetup) {
   const env = { MCP_E2E_MARKER: join(sb.root, "mcp-calls.txt") };
   if (name === "claude") {
-    setup.files[join(sb.root, "mcp.json")] = JSON.stringify({ mcpServers: { e2e: { command: MCP_SERVER[0], args: MCP_SERVER.slice(1), env } } });
+    setup.files[join(sb.root, "mcp.json")] = JSON.stringify({
+      mcpServers: { e2e: { command: MCP_SERVER[0], args: MCP_SERVER.slice(1), env } },
+    });
     setup.argv.push("--mcp-config", join(sb.root, "mcp.json"));
   } else if (name === "codex") {
     setup.files[join(sb.home, ".codex", "config.toml")] =
@@ -48,7 +59,10 @@ for (const name of e2eHosts()) {
     afterAll(() => boxes.forEach((b) => b.cleanup()));
 
     /** The tool results the model was sent after the scripted call, for failure messages. */
-    const toolResults = (o: Outcome) => o.followUps.map((f) => (f.match(/(tool_result|functionResponse|function_call_output|custom_tool_call_output)[^}]{0,400}/g) ?? []).join(" | ")).join("\n");
+    const toolResults = (o: Outcome) =>
+      o.followUps
+        .map((f) => (f.match(/(tool_result|functionResponse|function_call_output|custom_tool_call_output)[^}]{0,400}/g) ?? []).join(" | "))
+        .join("\n");
     const results = (o: Outcome) => `${summary(o)}\ntold: ${toolResults(o)}`;
 
     async function scenario(steps: (sb: Sandbox) => Step[], opts: { mcp?: boolean } = {}): Promise<{ o: Outcome; sb: Sandbox }> {
@@ -68,25 +82,42 @@ for (const name of e2eHosts()) {
       // An autostart entry (Claude Code refuses ~/.bashrc on its own as a sensitive file, before any hook).
       // Gemini CLI's file tools refuse any path outside the workspace before a hook runs: there, the
       // dotfile is the project's .envrc, which direnv runs unread.
-      const target = (sb: Sandbox) => (name === "gemini" ? join(sb.project, ".envrc") : join(sb.home, ".config", "autostart", "e2e.desktop"));
+      const target = (sb: Sandbox) =>
+        name === "gemini" ? join(sb.project, ".envrc") : join(sb.home, ".config", "autostart", "e2e.desktop");
       const { o, sb } = await scenario((sb) => [{ file: { path: target(sb), content: "echo e2e-dotfile-written\n" } }, { text: FINISHED }]);
       const bashrc = target(sb);
       const written = existsSync(bashrc) && readFileSync(bashrc, "utf8").includes("e2e-dotfile-written");
       expect(written, summary(o)).toBe(false);
-      expect(o.followUps.some((f) => f.includes(name === "gemini" ? "run without anyone reading them" : "start-up or autostart")), results(o)).toBe(true);
+      expect(
+        o.followUps.some((f) => f.includes(name === "gemini" ? "run without anyone reading them" : "start-up or autostart")),
+        results(o),
+      ).toBe(true);
     }, 120_000);
 
     test("an ordinary project file written through the file tool is allowed through", async () => {
-      const { o, sb } = await scenario((sb) => [{ file: { path: join(sb.project, "e2e-tool-written.txt"), content: "hello from the file tool\n" } }, { text: FINISHED }]);
+      const { o, sb } = await scenario((sb) => [
+        { file: { path: join(sb.project, "e2e-tool-written.txt"), content: "hello from the file tool\n" } },
+        { text: FINISHED },
+      ]);
       const file = join(sb.project, "e2e-tool-written.txt");
       expect(existsSync(file) && readFileSync(file, "utf8"), summary(o)).toBe("hello from the file tool\n");
       expect(toolResults(o).includes("verdict:"), results(o)).toBe(false);
     }, 120_000);
 
     test("an MCP tool whose name says it deletes is stopped before the server runs it; one that lists runs", async () => {
-      const { o, sb } = await scenario(() => [{ mcp: { server: "e2e", tool: "delete_thing", args: { id: "t1" } } }, { mcp: { server: "e2e", tool: "list_things", args: {} } }, { text: FINISHED }], { mcp: true });
+      const { o, sb } = await scenario(
+        () => [
+          { mcp: { server: "e2e", tool: "delete_thing", args: { id: "t1" } } },
+          { mcp: { server: "e2e", tool: "list_things", args: {} } },
+          { text: FINISHED },
+        ],
+        { mcp: true },
+      );
       expect(mcpCalls(sb), results(o)).toEqual(["list_things"]);
-      expect(o.followUps.some((f) => f.includes("MCP tool whose name says it deletes")), results(o)).toBe(true);
+      expect(
+        o.followUps.some((f) => f.includes("MCP tool whose name says it deletes")),
+        results(o),
+      ).toBe(true);
     }, 120_000);
   });
 }

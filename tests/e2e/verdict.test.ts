@@ -61,7 +61,10 @@ for (const name of e2eHosts()) {
     }, 16 * 60_000);
     afterAll(() => boxes.forEach((b) => b.cleanup()));
 
-    async function scenario(steps: (sb: Sandbox) => Step[], opts: { trustCodexHooks?: boolean; breakPolicyAfterInstall?: boolean } = {}): Promise<{ o: Outcome; sb: Sandbox }> {
+    async function scenario(
+      steps: (sb: Sandbox) => Step[],
+      opts: { trustCodexHooks?: boolean; breakPolicyAfterInstall?: boolean } = {},
+    ): Promise<{ o: Outcome; sb: Sandbox }> {
       const sb = makeSandbox(`${name}-verdict`);
       boxes.push(sb);
       const setup = hostSetup(host, sb, undefined, { codexBypassTrust: !opts.trustCodexHooks });
@@ -70,8 +73,10 @@ for (const name of e2eHosts()) {
       setup.files[join(sb.home, ".config", "verdict", "policy.yaml")] = POLICY;
       const install = name === "codex" ? [VERDICT, "install", "codex"] : [VERDICT, "install", name, "--project"];
       const pre = [install];
-      if (name === "codex" && opts.trustCodexHooks) pre.push([process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project]);
-      if (opts.breakPolicyAfterInstall) pre.push(["/bin/sh", "-c", `printf 'rules: [[[\\n  tresholds: x\\n' >> ${join(sb.home, ".config", "verdict", "policy.yaml")}`]);
+      if (name === "codex" && opts.trustCodexHooks)
+        pre.push([process.execPath, join(import.meta.dir, "lib", "codex-trust.ts"), host.argv[0]!, sb.project]);
+      if (opts.breakPolicyAfterInstall)
+        pre.push(["/bin/sh", "-c", `printf 'rules: [[[\\n  tresholds: x\\n' >> ${join(sb.home, ".config", "verdict", "policy.yaml")}`]);
       const o = await runHost(sb, setup, steps(sb), { timeoutMs: 90_000, pre });
       return { o, sb };
     }
@@ -128,7 +133,9 @@ for (const name of e2eHosts()) {
     }, 120_000);
 
     test("with a broken policy the host still gets a valid, safe decision: on_error, and the model is told why", async () => {
-      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-allowed-marker")}` }, { text: FINISHED }], { breakPolicyAfterInstall: true });
+      const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-allowed-marker")}` }, { text: FINISHED }], {
+        breakPolicyAfterInstall: true,
+      });
       expectInstalled(o);
       expect(o.pre.at(-1)?.exitCode, summary(o)).toBe(0);
       // on_error: ask on Claude Code (a denial in -p), deny on Codex and Gemini CLI
@@ -154,7 +161,9 @@ for (const name of e2eHosts()) {
 
     if (name === "codex") {
       test("with the hooks trusted the way /hooks does it (no bypass flag), a deny still holds", async () => {
-        const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }], { trustCodexHooks: true });
+        const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }], {
+          trustCodexHooks: true,
+        });
         expectInstalled(o);
         expect(o.pre[1]?.stdout, summary(o)).toContain("pre_tool_use");
         expect(existsSync(join(sb.project, "e2e-denied-marker")), summary(o)).toBe(false);

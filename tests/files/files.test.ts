@@ -4,7 +4,14 @@ import { closeSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { cacheDir, configDir, homeDir, stateDir } from "../../src/files/dirs.ts";
-import { ensurePrivateDir, openPrivateAppend, readPrivate, UnsafePathError, widerThanPrivate, writePrivateAtomic } from "../../src/files/private.ts";
+import {
+  ensurePrivateDir,
+  openPrivateAppend,
+  readPrivate,
+  UnsafePathError,
+  widerThanPrivate,
+  writePrivateAtomic,
+} from "../../src/files/private.ts";
 
 let root: string;
 afterEach(() => root && rmSync(root, { recursive: true, force: true }));

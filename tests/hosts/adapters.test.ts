@@ -6,7 +6,11 @@ import { replyEffect } from "../../src/hosts/roundtrip.ts";
 import { sample } from "./helpers.ts";
 
 const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
-const STOP = { claude: ["claude-stop.json", "claude-stop-second-call.json"], codex: ["codex-stop.json", "codex-stop-second-call.json"], gemini: ["gemini-afteragent.json", "gemini-afteragent-second-call.json"] } as const;
+const STOP = {
+  claude: ["claude-stop.json", "claude-stop-second-call.json"],
+  codex: ["codex-stop.json", "codex-stop-second-call.json"],
+  gemini: ["gemini-afteragent.json", "gemini-afteragent-second-call.json"],
+} as const;
 const MARKER = "touch /home/dev/project/hook-e2e-marker";
 
 describe("recognising the captured payloads", () => {
@@ -29,9 +33,17 @@ describe("recognising the captured payloads", () => {
     });
 
     test(`${host}: a file tool is a tool call`, () => {
-      const [tool, input] = host === "gemini" ? ["write_file", { file_path: "/home/dev/.bashrc", content: "x\n" }] : host === "codex" ? ["apply_patch", { command: "*** Begin Patch\n*** Add File: /home/dev/.bashrc\n+x\n*** End Patch\n" }] : ["Write", { file_path: "/home/dev/.bashrc", content: "x\n" }];
+      const [tool, input] =
+        host === "gemini"
+          ? ["write_file", { file_path: "/home/dev/.bashrc", content: "x\n" }]
+          : host === "codex"
+            ? ["apply_patch", { command: "*** Begin Patch\n*** Add File: /home/dev/.bashrc\n+x\n*** End Patch\n" }]
+            : ["Write", { file_path: "/home/dev/.bashrc", content: "x\n" }];
       const event = ADAPTERS[host].recognise({ ...sample(PRE[host]), tool_name: tool, tool_input: input });
-      expect(event).toMatchObject({ kind: "tool", call: { tool, parts: [{ kind: "write", path: "/home/dev/.bashrc", content: "x\n", added: 1 }] } });
+      expect(event).toMatchObject({
+        kind: "tool",
+        call: { tool, parts: [{ kind: "write", path: "/home/dev/.bashrc", content: "x\n", added: 1 }] },
+      });
     });
 
     test(`${host}: another event gets no opinion`, () => {
@@ -56,7 +68,12 @@ describe("recognising the captured payloads", () => {
     const update = ADAPTERS.codex.recognise(sample("codex-pretooluse-apply-patch-update.json"));
     expect(update).toMatchObject({ kind: "tool", call: { parts: [{ kind: "edit", old: "hi", content: "ho", added: 1, removed: 1 }] } });
     // Another host's shell running a program named apply_patch is an ordinary command.
-    expect(ADAPTERS.claude.recognise({ ...sample(PRE.claude), tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command } }).kind).toBe("command");
+    expect(
+      ADAPTERS.claude.recognise({
+        ...sample(PRE.claude),
+        tool_input: { command: (sample("codex-pretooluse-apply-patch-add.json").tool_input as { command: string }).command },
+      }).kind,
+    ).toBe("command");
   });
 
   test("every captured file-tool payload becomes the call it is", () => {
@@ -77,8 +94,15 @@ describe("recognising the captured payloads", () => {
   });
 
   test("the captured MCP payloads: server and tool from mcp__server__tool, or from Gemini CLI's mcp_context", () => {
-    for (const [host, file] of [["claude", "claude-pretooluse-mcp.json"], ["codex", "codex-pretooluse-mcp.json"], ["gemini", "gemini-beforetool-mcp.json"]] as const) {
-      expect(ADAPTERS[host].recognise(sample(file))).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "e2e", tool: "delete_thing", args: { id: "t1" } }] } });
+    for (const [host, file] of [
+      ["claude", "claude-pretooluse-mcp.json"],
+      ["codex", "codex-pretooluse-mcp.json"],
+      ["gemini", "gemini-beforetool-mcp.json"],
+    ] as const) {
+      expect(ADAPTERS[host].recognise(sample(file))).toMatchObject({
+        kind: "tool",
+        call: { parts: [{ kind: "mcp", server: "e2e", tool: "delete_thing", args: { id: "t1" } }] },
+      });
     }
   });
 
@@ -89,13 +113,45 @@ describe("recognising the captured payloads", () => {
 
   test("cursor: beforeShellExecution, the generic Shell preToolUse, and stop with loop_count", () => {
     const base = { conversation_id: "c1", generation_id: "g1", workspace_roots: ["/home/dev/project"] };
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeShellExecution", command: "ls", cwd: "/w" })).toMatchObject({ kind: "command", command: "ls", cwd: "/w", sessionId: "c1" });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Shell", tool_input: { command: "ls" } })).toMatchObject({ kind: "command", cwd: "/home/dev/project" });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeShellExecution", command: "ls", cwd: "/w" })).toMatchObject({
+      kind: "command",
+      command: "ls",
+      cwd: "/w",
+      sessionId: "c1",
+    });
+    expect(
+      ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Shell", tool_input: { command: "ls" } }),
+    ).toMatchObject({ kind: "command", cwd: "/home/dev/project" });
     expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Grep", tool_input: {} }).kind).toBe("other");
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "preToolUse", tool_name: "Write", tool_input: { file_path: "a.ts", content: "x" } })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "write", path: "a.ts" }] } });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeReadFile", file_path: "/home/dev/.env", content: "K=v" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "read", path: "/home/dev/.env" }] } });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeMCPExecution", tool_name: "delete_repository", tool_input: '{"repo":"x"}', url: "https://mcp.example" })).toMatchObject({ kind: "tool", call: { parts: [{ kind: "mcp", server: "https://mcp.example", tool: "delete_repository", args: { repo: "x" } }] } });
-    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "stop", status: "completed", loop_count: 2 })).toMatchObject({ kind: "turn-end", loopCount: 2, stopHookActive: true, status: "completed" });
+    expect(
+      ADAPTERS.cursor.recognise({
+        ...base,
+        hook_event_name: "preToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: "a.ts", content: "x" },
+      }),
+    ).toMatchObject({ kind: "tool", call: { parts: [{ kind: "write", path: "a.ts" }] } });
+    expect(
+      ADAPTERS.cursor.recognise({ ...base, hook_event_name: "beforeReadFile", file_path: "/home/dev/.env", content: "K=v" }),
+    ).toMatchObject({ kind: "tool", call: { parts: [{ kind: "read", path: "/home/dev/.env" }] } });
+    expect(
+      ADAPTERS.cursor.recognise({
+        ...base,
+        hook_event_name: "beforeMCPExecution",
+        tool_name: "delete_repository",
+        tool_input: '{"repo":"x"}',
+        url: "https://mcp.example",
+      }),
+    ).toMatchObject({
+      kind: "tool",
+      call: { parts: [{ kind: "mcp", server: "https://mcp.example", tool: "delete_repository", args: { repo: "x" } }] },
+    });
+    expect(ADAPTERS.cursor.recognise({ ...base, hook_event_name: "stop", status: "completed", loop_count: 2 })).toMatchObject({
+      kind: "turn-end",
+      loopCount: 2,
+      stopHookActive: true,
+      status: "completed",
+    });
   });
 });
 

@@ -13,7 +13,15 @@ const HOSTS = ["claude", "codex", "gemini", "cursor"] as const;
 type Host = (typeof HOSTS)[number];
 
 function prePayload(host: Host, command: string, cwd: string): string {
-  if (host === "cursor") return JSON.stringify({ hook_event_name: "beforeShellExecution", conversation_id: "c", generation_id: "g", workspace_roots: [cwd], command, cwd });
+  if (host === "cursor")
+    return JSON.stringify({
+      hook_event_name: "beforeShellExecution",
+      conversation_id: "c",
+      generation_id: "g",
+      workspace_roots: [cwd],
+      command,
+      cwd,
+    });
   return JSON.stringify(withCommand(PRE[host], command, { cwd }));
 }
 
@@ -41,7 +49,10 @@ describe("verdict hook through the binary", () => {
       expect(replyEffect(host, ran.stdout, ran.code)).toBe(ON_ERROR[host]);
       expect(ran.stdout).toContain("the policy cannot be used");
       expect(ran.stderr).toContain("the policy cannot be used");
-      const logged = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      const logged = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
       expect(logged.at(-1)).toMatchObject({ host, subject: "command", text: "rm -rf ~", answerer: "none" });
       expect(logged.at(-1).model_not_used).toContain("the policy cannot be used");
     });
@@ -90,9 +101,21 @@ describe("verdict hook through the binary", () => {
 
   test("other tools and events: no opinion", () => {
     const dir = tempDir();
-    const ran = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Glob", tool_input: { pattern: "*" } }) });
+    const ran = run(["hook", "claude"], {
+      cwd: dir,
+      stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, tool_name: "Glob", tool_input: { pattern: "*" } }),
+    });
     expect(ran).toMatchObject({ code: 0, stdout: "" });
-    const later = run(["hook", "claude"], { cwd: dir, stdin: JSON.stringify({ ...sample(PRE.claude), cwd: dir, hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: "x" } }) });
+    const later = run(["hook", "claude"], {
+      cwd: dir,
+      stdin: JSON.stringify({
+        ...sample(PRE.claude),
+        cwd: dir,
+        hook_event_name: "PostToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: "x" },
+      }),
+    });
     expect(later).toMatchObject({ code: 0, stdout: "" });
   });
 

@@ -44,7 +44,10 @@ export type FakeJudge = {
   policy?: LoadedPolicy | Error;
 };
 
-export function fakeDeps(judge: FakeJudge, seen: { commands: any[]; turns: any[] } = { commands: [], turns: [] }): HookDeps & { seen: typeof seen } {
+export function fakeDeps(
+  judge: FakeJudge,
+  seen: { commands: any[]; turns: any[] } = { commands: [], turns: [] },
+): HookDeps & { seen: typeof seen } {
   const policy = judge.policy ?? defaultPolicy();
   return {
     seen,
@@ -53,12 +56,23 @@ export function fakeDeps(judge: FakeJudge, seen: { commands: any[]; turns: any[]
     judgeCommand: async (input) => {
       seen.commands.push(input);
       if (judge.command instanceof Error) throw judge.command;
-      return { verdict: judge.command?.verdict ?? "pass", line: judge.command?.line ?? "fake: no opinion", answerer: "rules", executed: [], policyDigest: "fake" } as any;
+      return {
+        verdict: judge.command?.verdict ?? "pass",
+        line: judge.command?.line ?? "fake: no opinion",
+        answerer: "rules",
+        executed: [],
+        policyDigest: "fake",
+      } as any;
     },
     judgeTurnEnd: async (input) => {
       seen.turns.push(input);
       if (judge.turn instanceof Error) throw judge.turn;
-      return { verdict: judge.turn?.verdict ?? "pass", line: judge.turn?.line ?? "fake: finished", answerer: "rules", policyDigest: "fake" } as any;
+      return {
+        verdict: judge.turn?.verdict ?? "pass",
+        line: judge.turn?.line ?? "fake: finished",
+        answerer: "rules",
+        policyDigest: "fake",
+      } as any;
     },
     startedAt: performance.now(),
     stateDir: mkdtempSync(join(STATE_ROOT, "deps-")),

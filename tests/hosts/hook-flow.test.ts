@@ -8,7 +8,14 @@ import { defaultPolicy, fakeDeps, sample, withCommand, withHosts } from "./helpe
 const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 const STOP = { claude: "claude-stop.json", codex: "codex-stop.json", gemini: "gemini-afteragent.json" } as const;
 const HOSTS = ["claude", "codex", "gemini"] as const;
-const cursorPre = (command: string) => ({ hook_event_name: "beforeShellExecution", conversation_id: "c1", generation_id: "g1", workspace_roots: ["/w"], command, cwd: "/w" });
+const cursorPre = (command: string) => ({
+  hook_event_name: "beforeShellExecution",
+  conversation_id: "c1",
+  generation_id: "g1",
+  workspace_roots: ["/w"],
+  command,
+  cwd: "/w",
+});
 
 function payload(host: (typeof HOSTS)[number] | "cursor", command = "rm -rf ~"): string {
   return JSON.stringify(host === "cursor" ? cursorPre(command) : withCommand(PRE[host], command));
@@ -23,7 +30,11 @@ describe("commands", () => {
 
   for (const host of [...HOSTS, "cursor"] as const) {
     test(`${host}: deny blocks with the line as the reason`, async () => {
-      const outcome = await runHook(host, payload(host), fakeDeps({ command: { verdict: "deny", line: "rules: recursive removal of a home directory" } }));
+      const outcome = await runHook(
+        host,
+        payload(host),
+        fakeDeps({ command: { verdict: "deny", line: "rules: recursive removal of a home directory" } }),
+      );
       expect(outcome.reply.exitCode).toBe(0);
       expect(replyEffect(host, outcome.reply.stdout, 0)).toBe("blocks");
       expect(outcome.reply.stdout).toContain("verdict: rules: recursive removal of a home directory");
@@ -59,7 +70,12 @@ describe("commands", () => {
       ...fakeDeps({ command: { verdict: "ask", line: "rules: deletes files (90%)" } }),
       hostAsk: (call: any) => {
         calls.push(call);
-        return approved ? { decision: "allow" as const, reason: "approved by dev (scope once, task ab12)" } : { decision: "deny" as const, reason: "rules: deletes files (90%) — this needs a person's approval. To allow it, run: verdict approvals approve ab12" };
+        return approved
+          ? { decision: "allow" as const, reason: "approved by dev (scope once, task ab12)" }
+          : {
+              decision: "deny" as const,
+              reason: "rules: deletes files (90%) — this needs a person's approval. To allow it, run: verdict approvals approve ab12",
+            };
       },
     };
     const denied = await runHook("codex", payload("codex"), deps);
@@ -87,7 +103,11 @@ describe("commands", () => {
 
   test("another tool or event: no opinion, and the judge is not asked", async () => {
     const deps = fakeDeps({ command: { verdict: "deny", line: "no" } });
-    const outcome = await runHook("claude", JSON.stringify({ ...sample(PRE.claude), tool_name: "Read", tool_input: { file_path: "/etc/passwd" } }), deps);
+    const outcome = await runHook(
+      "claude",
+      JSON.stringify({ ...sample(PRE.claude), tool_name: "Read", tool_input: { file_path: "/etc/passwd" } }),
+      deps,
+    );
     expect(outcome.reply).toEqual({ stdout: "", exitCode: 0 });
     expect(deps.seen.commands).toHaveLength(0);
   });
@@ -149,7 +169,13 @@ describe("fail safe", () => {
   });
 
   test("on_error pass on Codex prints nothing (the host's own approval decides)", async () => {
-    const outcome = await runHook("codex", payload("codex"), { ...fakeDeps({ policy: new Error("bad") }), loadDefaultPolicy: () => ({ ok: true, loaded: withHosts({ on_error: { claude: "deny", codex: "pass", gemini: "pass", cursor: "deny" } }) }) });
+    const outcome = await runHook("codex", payload("codex"), {
+      ...fakeDeps({ policy: new Error("bad") }),
+      loadDefaultPolicy: () => ({
+        ok: true,
+        loaded: withHosts({ on_error: { claude: "deny", codex: "pass", gemini: "pass", cursor: "deny" } }),
+      }),
+    });
     expect(outcome.reply.stdout).toBe("");
   });
 });
@@ -160,7 +186,11 @@ describe("turn ends", () => {
   for (const host of HOSTS) {
     test(`${host}: a turn that stopped early is continued with the reason; a finished one is not`, async () => {
       const deps = fakeDeps({ turn: stopped });
-      const transcript = { claude: "claude-transcript.jsonl", codex: "codex-rollout-transcript.jsonl", gemini: "gemini-chat-transcript.jsonl" }[host];
+      const transcript = {
+        claude: "claude-transcript.jsonl",
+        codex: "codex-rollout-transcript.jsonl",
+        gemini: "gemini-chat-transcript.jsonl",
+      }[host];
       const payload = { ...sample(STOP[host]), transcript_path: `${import.meta.dir}/samples/${transcript}` };
       const outcome = await runHook(host, JSON.stringify(payload), deps);
       expect(outcome.decision).toBe("continue");
@@ -203,7 +233,11 @@ describe("turn ends", () => {
 
   test("claude: the requests come from the transcript, skipping tool results, meta and hook feedback", async () => {
     const deps = fakeDeps({ turn: stopped });
-    const payload = { ...sample(STOP.claude), transcript_path: `${import.meta.dir}/samples/claude-transcript.jsonl`, last_assistant_message: "I will now run the tests." };
+    const payload = {
+      ...sample(STOP.claude),
+      transcript_path: `${import.meta.dir}/samples/claude-transcript.jsonl`,
+      last_assistant_message: "I will now run the tests.",
+    };
     await runHook("claude", JSON.stringify(payload), deps);
     expect(deps.seen.turns[0]).toMatchObject({ requests: ["Run the scripted test command."], final: "I will now run the tests." });
   });
@@ -229,7 +263,16 @@ describe("turn ends", () => {
   });
 
   test("cursor: follow-up bounded by loop_count; only completed turns", async () => {
-    const stop = (loop_count: number, status = "completed") => JSON.stringify({ hook_event_name: "stop", conversation_id: "c", generation_id: "g", workspace_roots: ["/w"], status, loop_count, last_assistant_message: "I will do it next." });
+    const stop = (loop_count: number, status = "completed") =>
+      JSON.stringify({
+        hook_event_name: "stop",
+        conversation_id: "c",
+        generation_id: "g",
+        workspace_roots: ["/w"],
+        status,
+        loop_count,
+        last_assistant_message: "I will do it next.",
+      });
     const deps = fakeDeps({ turn: stopped });
     const first = await runHook("cursor", stop(0), deps);
     expect(JSON.parse(first.reply.stdout).followup_message).toContain("stopped early");

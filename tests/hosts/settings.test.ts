@@ -1,5 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { commandBinary, hookCommand, isOwnCommand, planInstall, planUninstall, registeredCommands, settingsPath, staleMatchers, TOOL_MATCHERS } from "../../src/hosts/settings.ts";
+import {
+  commandBinary,
+  hookCommand,
+  isOwnCommand,
+  planInstall,
+  planUninstall,
+  registeredCommands,
+  settingsPath,
+  staleMatchers,
+  TOOL_MATCHERS,
+} from "../../src/hosts/settings.ts";
 import { sampleText } from "./helpers.ts";
 
 const CMD = "/opt/verdict/bin/verdict hook claude";
@@ -55,7 +65,10 @@ describe("install and uninstall", () => {
     expect(after.model).toBe("opus");
     expect(after.hooks.SessionStart).toEqual(before.hooks.SessionStart);
     expect(after.hooks.PreToolUse.slice(0, 2)).toEqual(before.hooks.PreToolUse);
-    expect(after.hooks.PreToolUse[2]).toEqual({ matcher: TOOL_MATCHERS.claude, hooks: [{ type: "command", command: CMD, timeout: 30, onFailure: "block" }] });
+    expect(after.hooks.PreToolUse[2]).toEqual({
+      matcher: TOOL_MATCHERS.claude,
+      hooks: [{ type: "command", command: CMD, timeout: 30, onFailure: "block" }],
+    });
     expect(TOOL_MATCHERS.claude).toBe("Bash|Write|Edit|MultiEdit|NotebookEdit|Read|WebFetch|mcp__.*");
     expect(after.hooks.Stop[0]).toEqual(before.hooks.Stop[0]);
     expect(after.hooks.Stop[1].hooks[0].command).toBe(CMD);
@@ -82,7 +95,19 @@ describe("install and uninstall", () => {
   });
 
   test("claude: a verdict handler sharing a group with another hook is taken out of it, the other kept", () => {
-    const shared = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "audit" }, { type: "command", command: "/old/verdict hook claude" }] }] } });
+    const shared = JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: "audit" },
+              { type: "command", command: "/old/verdict hook claude" },
+            ],
+          },
+        ],
+      },
+    });
     const removed = planUninstall("claude", shared, "s.json").after as any;
     expect(removed.hooks.PreToolUse).toEqual([{ matcher: "Bash", hooks: [{ type: "command", command: "audit" }] }]);
   });
@@ -98,20 +123,29 @@ describe("install and uninstall", () => {
     const plan = planInstall("codex", sampleText("codex-hooks.json"), "hooks.json", "/v/verdict hook codex", OPTS);
     const after = plan.after as any;
     expect(after.hooks.PreToolUse).toHaveLength(2);
-    expect(after.hooks.PreToolUse[1]).toEqual({ matcher: "Bash|apply_patch|mcp__.*", hooks: [{ type: "command", command: "/v/verdict hook codex", timeout: 30 }] });
+    expect(after.hooks.PreToolUse[1]).toEqual({
+      matcher: "Bash|apply_patch|mcp__.*",
+      hooks: [{ type: "command", command: "/v/verdict hook codex", timeout: 30 }],
+    });
     expect(Object.keys(after)).toEqual(["hooks"]);
   });
 
   test("gemini: BeforeTool on run_shell_command and AfterAgent, timeouts in milliseconds, named hooks", () => {
     const plan = planInstall("gemini", sampleText("gemini-project-settings.json"), "settings.json", "/v/verdict hook gemini", OPTS);
     const after = plan.after as any;
-    expect(after.hooks.BeforeTool[1]).toEqual({ matcher: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp_.*", hooks: [{ type: "command", name: "verdict", command: "/v/verdict hook gemini", timeout: 30000 }] });
+    expect(after.hooks.BeforeTool[1]).toEqual({
+      matcher: "run_shell_command|write_file|replace|read_file|read_many_files|web_fetch|mcp_.*",
+      hooks: [{ type: "command", name: "verdict", command: "/v/verdict hook gemini", timeout: 30000 }],
+    });
     expect(after.hooks.AfterAgent[1].hooks[0]).toMatchObject({ name: "verdict-turn-end", timeout: 30000 });
     expect(planInstall("gemini", plan.text, "settings.json", "/v/verdict hook gemini", OPTS).changed).toBe(false);
   });
 
   test("cursor: version 1, flat entries, fail closed before a command, loop_limit at the turn's end", () => {
-    const existingCursor = JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: "./audit.sh" }], afterFileEdit: [{ command: "./fmt.sh" }] } });
+    const existingCursor = JSON.stringify({
+      version: 1,
+      hooks: { beforeShellExecution: [{ command: "./audit.sh" }], afterFileEdit: [{ command: "./fmt.sh" }] },
+    });
     const plan = planInstall("cursor", existingCursor, "hooks.json", "/v/verdict hook cursor", OPTS);
     const after = plan.after as any;
     expect(after.hooks.beforeShellExecution).toEqual([{ command: "./audit.sh" }, { command: "/v/verdict hook cursor", failClosed: true }]);
@@ -129,7 +163,10 @@ describe("tool matchers", () => {
   test("an install registered for the shell alone is found stale by doctor's check; a fresh install is not", () => {
     const old = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "/v/verdict hook claude" }] }] } };
     expect(staleMatchers("claude", old)).toEqual([`PreToolUse (matcher "Bash", not ${JSON.stringify(TOOL_MATCHERS.claude)})`]);
-    const fresh = planInstall("claude", JSON.stringify(old), "settings.json", "/v/verdict hook claude", { timeoutMs: 30000, maxContinues: 2 });
+    const fresh = planInstall("claude", JSON.stringify(old), "settings.json", "/v/verdict hook claude", {
+      timeoutMs: 30000,
+      maxContinues: 2,
+    });
     expect(staleMatchers("claude", fresh.after)).toEqual([]);
     // uninstall removes exactly verdict's group, whatever its matcher
     const removed = planUninstall("claude", fresh.text, "settings.json");

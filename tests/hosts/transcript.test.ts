@@ -34,22 +34,50 @@ describe("transcripts", () => {
   test("the turn's commands: a failed Bash result, a non-zero exit, a blocked call; a new request starts a new turn", () => {
     const claude = [
       { type: "user", message: { role: "user", content: "old request" } },
-      { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t0", name: "Bash", input: { command: "ls" } }] } },
+      {
+        type: "assistant",
+        message: { role: "assistant", content: [{ type: "tool_use", id: "t0", name: "Bash", input: { command: "ls" } }] },
+      },
       { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t0", content: "a b" }] } },
       { type: "user", message: { role: "user", content: "run the tests" } },
-      { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } },
-      { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "Exit code 1\nnpm ERR!", is_error: true }] } },
+      {
+        type: "assistant",
+        message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] },
+      },
+      {
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "Exit code 1\nnpm ERR!", is_error: true }] },
+      },
       { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "All tests pass." }] } },
     ].map((r) => JSON.stringify(r));
-    expect(claudeFacts(claude)).toEqual({ requests: ["old request", "run the tests"], final: "All tests pass.", commands: [{ command: "npm test", failed: true, exitCode: 1 }] });
+    expect(claudeFacts(claude)).toEqual({
+      requests: ["old request", "run the tests"],
+      final: "All tests pass.",
+      commands: [{ command: "npm test", failed: true, exitCode: 1 }],
+    });
     const codex = [
       { type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "run the tests" }] } },
-      { type: "response_item", payload: { type: "function_call", name: "exec_command", call_id: "c1", arguments: JSON.stringify({ cmd: "pytest" }) } },
-      { type: "response_item", payload: { type: "function_call_output", call_id: "c1", output: "Chunk ID: 1\nProcess exited with code 2\nOutput:\n" } },
-      { type: "response_item", payload: { type: "function_call", name: "exec_command", call_id: "c2", arguments: JSON.stringify({ cmd: "rm -rf ~" }) } },
-      { type: "response_item", payload: { type: "function_call_output", call_id: "c2", output: "Command blocked by PreToolUse hook: no. Command: rm -rf ~" } },
+      {
+        type: "response_item",
+        payload: { type: "function_call", name: "exec_command", call_id: "c1", arguments: JSON.stringify({ cmd: "pytest" }) },
+      },
+      {
+        type: "response_item",
+        payload: { type: "function_call_output", call_id: "c1", output: "Chunk ID: 1\nProcess exited with code 2\nOutput:\n" },
+      },
+      {
+        type: "response_item",
+        payload: { type: "function_call", name: "exec_command", call_id: "c2", arguments: JSON.stringify({ cmd: "rm -rf ~" }) },
+      },
+      {
+        type: "response_item",
+        payload: { type: "function_call_output", call_id: "c2", output: "Command blocked by PreToolUse hook: no. Command: rm -rf ~" },
+      },
     ].map((r) => JSON.stringify(r));
-    expect(codexFacts(codex).commands).toEqual([{ command: "pytest", failed: true, exitCode: 2 }, { command: "rm -rf ~", failed: true }]);
+    expect(codexFacts(codex).commands).toEqual([
+      { command: "pytest", failed: true, exitCode: 2 },
+      { command: "rm -rf ~", failed: true },
+    ]);
   });
 
   test("host tags and injected text", () => {
@@ -61,7 +89,9 @@ describe("transcripts", () => {
 
   test("only the tail is read, its cut first line skipped; the latest three requests are kept", () => {
     const file = join(tmpdir(), `verdict-tail-${process.pid}.jsonl`);
-    const records = Array.from({ length: 200 }, (_, i) => JSON.stringify({ type: "user", message: { role: "user", content: `request ${i} ${"x".repeat(100)}` } }));
+    const records = Array.from({ length: 200 }, (_, i) =>
+      JSON.stringify({ type: "user", message: { role: "user", content: `request ${i} ${"x".repeat(100)}` } }),
+    );
     writeFileSync(file, records.join("\n") + "\n");
     const tail = readTail(file, 1000);
     expect(tail.cut).toBe(true);

@@ -14,7 +14,8 @@ test("a cgroup limit of max, or v1's huge number, is no limit", () => {
 });
 
 test("vm_stat's free, inactive, purgeable and speculative pages count", () => {
-  const output = "Mach Virtual Memory Statistics: (page size of 16384 bytes)\nPages free:      1000.\nPages active:    5000.\nPages inactive:  2000.\nPages speculative: 100.\nPages purgeable: 50.\n";
+  const output =
+    "Mach Virtual Memory Statistics: (page size of 16384 bytes)\nPages free:      1000.\nPages active:    5000.\nPages inactive:  2000.\nPages speculative: 100.\nPages purgeable: 50.\n";
   expect(vmStatAvailableBytes(output)).toBe((1000 + 2000 + 100 + 50) * 16384);
   expect(vmStatAvailableBytes("nothing")).toBeUndefined();
 });

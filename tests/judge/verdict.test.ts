@@ -13,10 +13,15 @@ function surely(act: string, undo: number, load: number): CommandAnswers {
 
 function spread(probabilities: Record<string, number>, undo: number, load = 1): CommandAnswers {
   const choice = Object.entries(probabilities).sort((a, b) => b[1] - a[1])[0]![0];
-  return { act: { choice, confidence: probabilities[choice]!, probabilities, source: "model" }, undo: { score: undo, source: "model" }, load: { score: load, source: "model" } };
+  return {
+    act: { choice, confidence: probabilities[choice]!, probabilities, source: "model" },
+    undo: { score: undo, source: "model" },
+    load: { score: load, source: "model" },
+  };
 }
 
-const verdict = (answers: CommandAnswers, available: number | undefined = 8000): Verdict => commandVerdict(policy, answers, available, "jev").verdict;
+const verdict = (answers: CommandAnswers, available: number | undefined = 8000): Verdict =>
+  commandVerdict(policy, answers, available, "jev").verdict;
 
 describe("the verdict on a command", () => {
   test("ordinary work is allowed", () => {
@@ -71,14 +76,18 @@ describe("the verdict on a command", () => {
   test("a risky command short of memory says both", () => {
     const { verdict: both, line } = commandVerdict(policy, surely("delete", 3, 2), 1000, "rules");
     expect(both).toBe("ask");
-    expect(line).toBe("rules: deletes or overwrites data nothing regenerates (100%); cannot be undone (3.0 of 3); a heavy command (2.0 of 3) with 1.0 GB of memory available");
+    expect(line).toBe(
+      "rules: deletes or overwrites data nothing regenerates (100%); cannot be undone (3.0 of 3); a heavy command (2.0 of 3) with 1.0 GB of memory available",
+    );
   });
 
   test("the line names the likeliest act, its probability and the undo level", () => {
     expect(commandVerdict(policy, surely("history", 2.3, 1), 8000, "jev").line).toBe(
       "jev: discards or rewrites version-control state (100%); hard to undo (2.3 of 3)",
     );
-    expect(commandVerdict(policy, surely("read", 0, 0), 8000, "rules").line).toBe("rules: only reads (100%); nothing to undo (0.0 of 3); allowed");
+    expect(commandVerdict(policy, surely("read", 0, 0), 8000, "rules").line).toBe(
+      "rules: only reads (100%); nothing to undo (0.0 of 3); allowed",
+    );
   });
 
   test("thresholds come from the policy", () => {

@@ -58,7 +58,9 @@ describe("Jev", () => {
   test("429 with Retry-After is retried after the wait, within the deadline", async () => {
     let n = 0;
     const answer = jevReply({ act: "read", undo: 0, load: 0 });
-    fake.handle((request) => (++n === 1 ? Response.json({ error: { message: "slow down" } }, { status: 429, headers: { "retry-after": "0.3" } }) : answer(request)));
+    fake.handle((request) =>
+      ++n === 1 ? Response.json({ error: { message: "slow down" } }, { status: 429, headers: { "retry-after": "0.3" } }) : answer(request),
+    );
     const started = performance.now();
     const reply = await askJev(set, { policy, env, deadline: soon() });
     expect(reply.ok).toBe(true);
@@ -201,7 +203,12 @@ describe("OpenAI-compatible", () => {
     fake.handle((request) =>
       Response.json({
         model: "m",
-        choices: [{ message: { role: "assistant", content: request.body.messages[1].content.includes("Levels:") ? "0" : "A" }, logprobs: { content: [{ token: "A", logprob: -0.4, top_logprobs: [] }] } }],
+        choices: [
+          {
+            message: { role: "assistant", content: request.body.messages[1].content.includes("Levels:") ? "0" : "A" },
+            logprobs: { content: [{ token: "A", logprob: -0.4, top_logprobs: [] }] },
+          },
+        ],
       }),
     );
     const reply = await askOpenAI(set, { policy: withUrl(), env: {}, deadline: soon() });
@@ -220,7 +227,10 @@ describe("OpenAI-compatible", () => {
 
   test("a named key variable that is unset: nothing sent to a remote endpoint; a loopback one is asked without a key", async () => {
     const policyKeyed = { ...withUrl(), model: { ...withUrl().model, openai: { ...withUrl().model.openai, key_env: "OPENAI_API_KEY" } } };
-    const remote = { ...policyKeyed, model: { ...policyKeyed.model, openai: { ...policyKeyed.model.openai, base_url: "https://models.example.invalid/v1" } } };
+    const remote = {
+      ...policyKeyed,
+      model: { ...policyKeyed.model, openai: { ...policyKeyed.model.openai, base_url: "https://models.example.invalid/v1" } },
+    };
     expect(await askOpenAI(set, { policy: remote, env: {}, deadline: soon() })).toMatchObject({ ok: false, kind: "no-key" });
     fake.requests.length = 0;
     const keyless = await askOpenAI(set, { policy: policyKeyed, env: {}, deadline: soon() });
@@ -236,7 +246,9 @@ describe("OpenAI-compatible", () => {
 
   test("one question failing fails the judgment without waiting for the others", async () => {
     const slow = openaiReply({ act: "read" }, order, { delayMs: 2000 });
-    fake.handle((request) => (request.body.messages[1].content.includes("put everything back") ? new Response("bad", { status: 400 }) : slow(request)));
+    fake.handle((request) =>
+      request.body.messages[1].content.includes("put everything back") ? new Response("bad", { status: 400 }) : slow(request),
+    );
     const started = performance.now();
     const reply = await askOpenAI(set, { policy: withUrl(), env: {}, deadline: soon(3000) });
     expect(reply).toMatchObject({ ok: false, kind: "http", status: 400 });

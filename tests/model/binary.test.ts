@@ -22,7 +22,15 @@ beforeAll(() => {
 });
 
 function payload(command: string, cwd: string): string {
-  return JSON.stringify({ session_id: "s1", transcript_path: "", cwd, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: "t1" });
+  return JSON.stringify({
+    session_id: "s1",
+    transcript_path: "",
+    cwd,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "t1",
+  });
 }
 
 /** Judges a command through `verdict hook claude`; returns the host's decision and the run. */
@@ -30,7 +38,11 @@ async function hook(command: string, env: Record<string, string>) {
   const cwd = join(env.HOME!, "work");
   const ran = await runAsync(["hook", "claude"], { cwd, env, stdin: payload(command, cwd) });
   const out = ran.stdout.trim() ? JSON.parse(ran.stdout) : {};
-  return { ...ran, decision: out.hookSpecificOutput?.permissionDecision as string | undefined, reason: out.hookSpecificOutput?.permissionDecisionReason as string | undefined };
+  return {
+    ...ran,
+    decision: out.hookSpecificOutput?.permissionDecision as string | undefined,
+    reason: out.hookSpecificOutput?.permissionDecisionReason as string | undefined,
+  };
 }
 
 function jevHome(fake: Fake, extra: Record<string, string> = {}) {
@@ -66,7 +78,10 @@ describe("binary with Jev", () => {
     fake.handle(jevReply({ act: "edit", undo: 1, load: 0, confidence: 0.5 }));
     const passed = await hook("frobnicate --all", env);
     expect(passed.decision).toBeUndefined();
-    expect(logRecords(env).map((record) => [record.verdict, record.answerer])).toEqual([["allow", "jev"], ["pass", "jev"]]);
+    expect(logRecords(env).map((record) => [record.verdict, record.answerer])).toEqual([
+      ["allow", "jev"],
+      ["pass", "jev"],
+    ]);
   });
 
   test("a slow server: the rules judge within answer_within and the log says why", async () => {
@@ -75,14 +90,22 @@ describe("binary with Jev", () => {
     const ran = await hook("rm -rf build/cache", env);
     expect(ran.ms).toBeLessThan(1500 + MARGIN_MS);
     const [record] = logRecords(env);
-    expect(record).toMatchObject({ answerer: "rules", model_not_used_kind: "timeout", model_not_used: "jev not used: no answer within 1500ms" });
+    expect(record).toMatchObject({
+      answerer: "rules",
+      model_not_used_kind: "timeout",
+      model_not_used: "jev not used: no answer within 1500ms",
+    });
     expect(record.latency_ms).toBeLessThan(1500 + 100);
   });
 
   test("429 with Retry-After: retried after the wait, and answered", async () => {
     let n = 0;
     const answer = jevReply({ act: "delete", undo: 3, load: 0 });
-    fake.handle((request) => (++n === 1 ? Response.json({ error: { message: "rate limited" } }, { status: 429, headers: { "retry-after": "0.25" } }) : answer(request)));
+    fake.handle((request) =>
+      ++n === 1
+        ? Response.json({ error: { message: "rate limited" } }, { status: 429, headers: { "retry-after": "0.25" } })
+        : answer(request),
+    );
     const env = jevHome(fake);
     const ran = await hook("rm -rf build/cache", env);
     expect(ran.decision).toBe("ask");
@@ -102,7 +125,7 @@ describe("binary with Jev", () => {
   test("500, malformed JSON, wrong labels: the rules' verdict stands, and the log says why", async () => {
     const cases: [Parameters<Fake["handle"]>[0], string][] = [
       [() => new Response("internal error", { status: 500 }), "http"],
-      [() => new Response("{\"answers\": {", { headers: { "content-type": "application/json" } }), "malformed"],
+      [() => new Response('{"answers": {', { headers: { "content-type": "application/json" } }), "malformed"],
       [
         () =>
           Response.json({
@@ -186,11 +209,17 @@ describe("binary with Jev", () => {
   test("check-stop: the model's stopped-early denies (exit 12), finished passes (exit 10)", async () => {
     const env = jevHome(fake);
     fake.handle(jevReply({ ending: "stopped-early", confidence: 0.9 }));
-    const denied = await runAsync(["check-stop", "--request", "Add the flag", "and its tests", "--final", "Added the flag."], { env, cwd: env.HOME });
+    const denied = await runAsync(["check-stop", "--request", "Add the flag", "and its tests", "--final", "Added the flag."], {
+      env,
+      cwd: env.HOME,
+    });
     expect(denied.code).toBe(12);
     expect(denied.stdout).toStartWith("deny: jev: 90% likely stopped early");
     fake.handle(jevReply({ ending: "finished" }));
-    const passed = await runAsync(["check-stop", "--request", "Add the flag", "--final", "Added it, with tests.", "--json"], { env, cwd: env.HOME });
+    const passed = await runAsync(["check-stop", "--request", "Add the flag", "--final", "Added it, with tests.", "--json"], {
+      env,
+      cwd: env.HOME,
+    });
     expect(passed.code).toBe(10);
     expect(JSON.parse(passed.stdout)).toMatchObject({ verdict: "pass", answerer: "jev", answers: { ending: { choice: "finished" } } });
     expect(fake.requests[0]!.body.state.developer_requests_oldest_first).toEqual(["Add the flag", "and its tests"]);
@@ -203,7 +232,10 @@ describe("binary with Jev", () => {
 
   test("check-stop --rules-only never asks the model", async () => {
     const env = jevHome(fake);
-    const ran = await runAsync(["check-stop", "--rules-only", "--request", "Fix it", "--final", "Fixed part of it. Next, I'll fix the rest."], { env, cwd: env.HOME });
+    const ran = await runAsync(
+      ["check-stop", "--rules-only", "--request", "Fix it", "--final", "Fixed part of it. Next, I'll fix the rest."],
+      { env, cwd: env.HOME },
+    );
     expect(ran.code).toBe(12);
     expect(ran.stdout).toContain("rules: 90% likely stopped early");
     expect(fake.requests.length).toBe(0);
@@ -249,7 +281,10 @@ describe("binary with an OpenAI-compatible endpoint", () => {
   afterAll(() => fake.stop());
   const policyFor = (url: string, logprobs = true) => {
     const file = join(tempDir(), "policy.yaml");
-    writeFileSync(file, `model:\n  provider: openai\n  openai:\n    base_url: ${url}/v1\n    key_env: OPENAI_API_KEY\n    logprobs: ${logprobs}\njudge:\n  answerer: model\n`);
+    writeFileSync(
+      file,
+      `model:\n  provider: openai\n  openai:\n    base_url: ${url}/v1\n    key_env: OPENAI_API_KEY\n    logprobs: ${logprobs}\njudge:\n  answerer: model\n`,
+    );
     return file;
   };
 

@@ -21,7 +21,18 @@ if (mode === "log") {
   for (let index = 0; index < count; index += 1) {
     // Half the keys are shared by every child, half are the child's own.
     const key = index % 2 === 0 ? `shared${String(index).padStart(4, "0")}`.padEnd(64, "0") : `${tag}${index}`.padEnd(64, "1");
-    writeCached(target!, { key, storedAt: Date.now(), provider: "jev", model: "m", answers: { act: { choice: "read", confidence: 1, probabilities: { read: 1 }, source: "model" } }, requestIds: [tag!] }, limits);
+    writeCached(
+      target!,
+      {
+        key,
+        storedAt: Date.now(),
+        provider: "jev",
+        model: "m",
+        answers: { act: { choice: "read", confidence: 1, probabilities: { read: 1 }, source: "model" } },
+        requestIds: [tag!],
+      },
+      limits,
+    );
     readCached(target!, key, limits);
   }
 }

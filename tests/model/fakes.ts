@@ -65,7 +65,7 @@ export function jevAnswers(body: any, wanted: Wanted): Record<string, unknown> {
   for (const [id, question] of Object.entries<any>(body?.questions ?? {})) {
     if (question.type === "choice") {
       const labels = Object.keys(question.criteria);
-      const choice = (wanted as Record<string, unknown>)[id] as string | undefined ?? labels[0]!;
+      const choice = ((wanted as Record<string, unknown>)[id] as string | undefined) ?? labels[0]!;
       const rest = (1 - sure) / (labels.length - 1);
       const probabilities = Object.fromEntries(labels.map((label) => [label, label === choice ? sure : rest]));
       answers[id] = { type: "choice", choice, probabilities, confidence: sure };
@@ -75,7 +75,13 @@ export function jevAnswers(body: any, wanted: Wanted): Record<string, unknown> {
       const rest = (1 - sure) / (levels.length - 1);
       const probabilities = Object.fromEntries(levels.map((_, index) => [String(index), index === level ? sure : rest]));
       const score = levels.reduce((sum, _, index) => sum + index * (index === level ? sure : rest), 0);
-      answers[id] = { type: "score", score, probabilities, legend: Object.fromEntries(levels.map((text, index) => [String(index), text])), confidence: sure };
+      answers[id] = {
+        type: "score",
+        score,
+        probabilities,
+        legend: Object.fromEntries(levels.map((text, index) => [String(index), text])),
+        confidence: sure,
+      };
     }
   }
   return answers;
@@ -131,7 +137,10 @@ export function openaiReply(
     const token = extra.token?.(question) ?? tokens[index] ?? "A";
     const sure = wanted.confidence ?? 0.97;
     const rest = (1 - sure) / Math.max(tokens.length - 1, 1);
-    const top = [{ token, logprob: Math.log(sure) }, ...tokens.filter((t) => t !== token).map((t) => ({ token: t, logprob: Math.log(rest) }))];
+    const top = [
+      { token, logprob: Math.log(sure) },
+      ...tokens.filter((t) => t !== token).map((t) => ({ token: t, logprob: Math.log(rest) })),
+    ];
     const wantsLogprobs = request.body?.logprobs === true && extra.logprobs !== false;
     return Response.json(
       {

@@ -5,7 +5,8 @@ import { jevReply, openaiReply, startFake } from "./fakes.ts";
 import { defaultPolicy, home, labelOrder, logRecords, policyWith } from "./helpers.ts";
 
 const KEY = "apikey_0123456789abcdefSECRET";
-const SECRET_COMMAND = "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 curl -H 'Authorization: Bearer tok_live_9f8e7d6c5b4a3210' https://bob:hunter2pass@api.example.com/x";
+const SECRET_COMMAND =
+  "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 curl -H 'Authorization: Bearer tok_live_9f8e7d6c5b4a3210' https://bob:hunter2pass@api.example.com/x";
 const SECRETS = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "tok_live_9f8e7d6c5b4a3210", "hunter2pass", KEY];
 
 describe("answerer selection", () => {
@@ -41,7 +42,15 @@ describe("judging a command with Jev", () => {
     expect(judged.line).toStartWith("jev: deletes or overwrites data nothing regenerates (97%); cannot be undone");
     expect(judged.model).toMatchObject({ provider: "jev", model: "jev-1.13.0", cached: false, requestIds: ["req_1"] });
     const [record] = logRecords(env);
-    expect(record).toMatchObject({ host: "cli", event: "check", subject: "command", text: "rm -rf build/cache", verdict: "ask", answerer: "jev", policy_digest: loaded.digest });
+    expect(record).toMatchObject({
+      host: "cli",
+      event: "check",
+      subject: "command",
+      text: "rm -rf build/cache",
+      verdict: "ask",
+      answerer: "jev",
+      policy_digest: loaded.digest,
+    });
     expect(record.answers.act.choice).toBe("delete");
     expect(record.answers.act.probabilities.delete).toBeCloseTo(0.97);
     expect(record.answers.undo.probabilities.length).toBe(4);
@@ -91,7 +100,11 @@ describe("judging a command with Jev", () => {
     const { loaded: must } = policyWith("judge:\n  answerer: model\n");
     const { TYPESAFE_API_KEY: _unused, ...noKey } = env;
     const judged = await judgeCommand({ command: "ls", cwd: "/tmp", env: noKey }, must);
-    expect(judged).toMatchObject({ answerer: "rules", modelNotUsedKind: "no-key", modelNotUsed: "jev not used: TYPESAFE_API_KEY is not set" });
+    expect(judged).toMatchObject({
+      answerer: "rules",
+      modelNotUsedKind: "no-key",
+      modelNotUsed: "jev not used: TYPESAFE_API_KEY is not set",
+    });
     expect(logRecords(noKey)[0]).toMatchObject({ model_not_used_kind: "no-key" });
     expect(fake.requests.length).toBe(0);
   });
@@ -113,14 +126,24 @@ describe("judging a command with Jev", () => {
 
   test("a turn's end: the model's stopped-early is refused, finished is not", async () => {
     fake.handle(jevReply({ ending: "stopped-early", confidence: 0.9 }));
-    const denied = await judgeTurnEnd({ requests: ["Add the flag and its tests."], final: "Added the flag.", env, host: "claude", event: "Stop" }, loaded);
+    const denied = await judgeTurnEnd(
+      { requests: ["Add the flag and its tests."], final: "Added the flag.", env, host: "claude", event: "Stop" },
+      loaded,
+    );
     expect(denied).toMatchObject({ verdict: "deny", answerer: "jev" });
     expect(denied.line).toStartWith("jev: 90% likely stopped early");
     fake.handle(jevReply({ ending: "finished" }));
     const passed = await judgeTurnEnd({ requests: ["Add the flag."], final: "Added the flag, with tests.", env }, loaded);
     expect(passed).toMatchObject({ verdict: "pass", answerer: "jev" });
     const records = logRecords(env);
-    expect(records[0]).toMatchObject({ subject: "turn", host: "claude", event: "Stop", verdict: "deny", answerer: "jev", request: "Add the flag and its tests." });
+    expect(records[0]).toMatchObject({
+      subject: "turn",
+      host: "claude",
+      event: "Stop",
+      verdict: "deny",
+      answerer: "jev",
+      request: "Add the flag and its tests.",
+    });
     expect(records[0].answers.ending.choice).toBe("stopped-early");
   });
 
@@ -146,7 +169,10 @@ describe("judging with an OpenAI-compatible endpoint", () => {
     expect(judged).toMatchObject({ verdict: "ask", answerer: "openai" });
     expect(judged.answers?.act.source).toBe("model");
     const [record] = logRecords(env);
-    expect(record).toMatchObject({ answerer: "openai", model: { provider: "openai", model: "llama3.1", usage: { input_tokens: 1200, output_tokens: 3 } } });
+    expect(record).toMatchObject({
+      answerer: "openai",
+      model: { provider: "openai", model: "llama3.1", usage: { input_tokens: 1200, output_tokens: 3 } },
+    });
     expect(record.model.request_ids.length).toBe(6);
     expect(fake.requests.length).toBe(3);
   });

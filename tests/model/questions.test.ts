@@ -32,12 +32,16 @@ describe("questions come from the policy", () => {
     const jevAfter = JSON.stringify(jevRequest(loaded.policy, after));
     expect(jevBefore).not.toContain("a changed definition");
     expect(jevAfter).toContain("Makes data vanish for good (a changed definition).");
-    const chat = chatMessages(after.state, after.questions.act).map((message) => message.content).join("\n");
+    const chat = chatMessages(after.state, after.questions.act)
+      .map((message) => message.content)
+      .join("\n");
     expect(chat).toContain("Makes data vanish for good (a changed definition).");
   });
 
   test("changing an instruction or a level changes the request too", () => {
-    const { loaded } = policyWith(`judge:\n  instructions:\n    undo: "Could this be reversed? (changed)"\nundo_levels:\n  - { definition: "level zero", phrase: a }\n  - { definition: "level one", phrase: b }\n  - { definition: "level two", phrase: c }\n  - { definition: "level three", phrase: d }\n`);
+    const { loaded } = policyWith(
+      `judge:\n  instructions:\n    undo: "Could this be reversed? (changed)"\nundo_levels:\n  - { definition: "level zero", phrase: a }\n  - { definition: "level one", phrase: b }\n  - { definition: "level two", phrase: c }\n  - { definition: "level three", phrase: d }\n`,
+    );
     const set = commandQuestions(loaded.policy, { command: "rm x", cwd: "/w" });
     const wire = jevRequest(loaded.policy, set) as { questions: Record<string, { instructions: string; criteria: unknown }> };
     expect(wire.questions.undo!.instructions).toStartWith("Could this be reversed? (changed)");

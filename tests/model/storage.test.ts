@@ -10,7 +10,14 @@ import { tempDir } from "./helpers.ts";
 const CHILD = join(import.meta.dir, "child-writer.ts");
 
 function entry(key: string, storedAt = Date.now()): CacheEntry {
-  return { key, storedAt, provider: "jev", model: "jev-1.13.0", answers: { act: { choice: "read", confidence: 1, probabilities: { read: 1 }, source: "model" } }, requestIds: ["r1"] };
+  return {
+    key,
+    storedAt,
+    provider: "jev",
+    model: "jev-1.13.0",
+    answers: { act: { choice: "read", confidence: 1, probabilities: { read: 1 }, source: "model" } },
+    requestIds: ["r1"],
+  };
 }
 
 async function children(args: string[][]): Promise<void> {
@@ -25,7 +32,15 @@ describe("answer cache", () => {
   const limits = { maxEntries: 50, maxAgeMs: 60_000 };
 
   test("a key covers the command, the directory's kind, the policy digest and the model", () => {
-    const base = { subject: "command" as const, text: "rm -rf build", cwdKind: "project-root", policyDigest: "p1", provider: "jev", model: "jev-1.13.0", endpoint: "u" };
+    const base = {
+      subject: "command" as const,
+      text: "rm -rf build",
+      cwdKind: "project-root",
+      policyDigest: "p1",
+      provider: "jev",
+      model: "jev-1.13.0",
+      endpoint: "u",
+    };
     const keys = new Set([
       cacheKey(base),
       cacheKey({ ...base, text: "rm -rf dist" }),
@@ -94,11 +109,15 @@ describe("decision log", () => {
   test("appends one line per record and rotates by size, keeping `keep` old logs", () => {
     const dir = tempDir();
     const path = join(dir, "state", "decisions.jsonl");
-    for (let index = 0; index < 30; index += 1) appendLine(path, JSON.stringify({ index, pad: "y".repeat(80) }), { maxBytes: 1000, keep: 2 });
+    for (let index = 0; index < 30; index += 1)
+      appendLine(path, JSON.stringify({ index, pad: "y".repeat(80) }), { maxBytes: 1000, keep: 2 });
     expect(existsSync(`${path}.1`)).toBe(true);
     expect(existsSync(`${path}.2`)).toBe(true);
     expect(existsSync(`${path}.3`)).toBe(false);
-    const newest = readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line).index);
+    const newest = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).index);
     expect(newest.at(-1)).toBe(29);
     for (const file of [path, `${path}.1`, `${path}.2`]) expect(readFileSync(file).length).toBeLessThanOrEqual(1000);
     expect(existsSync(`${path}.lock`)).toBe(false);
@@ -111,10 +130,12 @@ describe("decision log", () => {
     await children(Array.from({ length: 8 }, (_, index) => ["log", path, "25", "150000", String(1e12), "3", `p${index}`]));
     const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
     expect(lines.length).toBe(200);
-    const seen = new Set(lines.map((line) => {
-      const record = JSON.parse(line);
-      return `${record.tag}/${record.index}`;
-    }));
+    const seen = new Set(
+      lines.map((line) => {
+        const record = JSON.parse(line);
+        return `${record.tag}/${record.index}`;
+      }),
+    );
     expect(seen.size).toBe(200);
   });
 
@@ -137,15 +158,63 @@ describe("decision log", () => {
     const dir = tempDir();
     const env = { XDG_STATE_HOME: dir, HOME: dir };
     const path = join(dir, "verdict", "decisions.jsonl");
-    const base = { time: "2026-11-01T00:00:00.000Z", subject: "command", digest: "d", text: "t", line: "l", policy_digest: "p", latency_ms: 5 };
+    const base = {
+      time: "2026-11-01T00:00:00.000Z",
+      subject: "command",
+      digest: "d",
+      text: "t",
+      line: "l",
+      policy_digest: "p",
+      latency_ms: 5,
+    };
     const act = (label: string) => ({ act: { choice: label, confidence: 1, probabilities: { [label]: 1 }, source: "model" } });
     const records = [
-      { ...base, verdict: "ask", answerer: "jev", answers: act("delete"), model: { provider: "jev", model: "m", cached: false, latency_ms: 100, attempts: 1, usage: { input_tokens: 300 } }, rules_verdict: "pass" },
-      { ...base, verdict: "allow", answerer: "jev", answers: act("read"), model: { provider: "jev", model: "m", cached: false, latency_ms: 300, attempts: 1 }, rules_verdict: "allow" },
-      { ...base, verdict: "allow", answerer: "jev", answers: act("read"), model: { provider: "jev", model: "m", cached: true, latency_ms: 0, attempts: 0 } },
-      { ...base, verdict: "pass", answerer: "rules", model_not_used: "jev not used: no answer within 1500ms", model_not_used_kind: "timeout" },
-      { ...base, verdict: "deny", answerer: "rules", answers: act("delete"), model_not_used: "decided outright by the rule rm-root-or-home", model_not_used_kind: "decided" },
-      { ...base, subject: "turn", verdict: "deny", answerer: "rules", model_not_used: "no model configured: TYPESAFE_API_KEY is not set", model_not_used_kind: "off" },
+      {
+        ...base,
+        verdict: "ask",
+        answerer: "jev",
+        answers: act("delete"),
+        model: { provider: "jev", model: "m", cached: false, latency_ms: 100, attempts: 1, usage: { input_tokens: 300 } },
+        rules_verdict: "pass",
+      },
+      {
+        ...base,
+        verdict: "allow",
+        answerer: "jev",
+        answers: act("read"),
+        model: { provider: "jev", model: "m", cached: false, latency_ms: 300, attempts: 1 },
+        rules_verdict: "allow",
+      },
+      {
+        ...base,
+        verdict: "allow",
+        answerer: "jev",
+        answers: act("read"),
+        model: { provider: "jev", model: "m", cached: true, latency_ms: 0, attempts: 0 },
+      },
+      {
+        ...base,
+        verdict: "pass",
+        answerer: "rules",
+        model_not_used: "jev not used: no answer within 1500ms",
+        model_not_used_kind: "timeout",
+      },
+      {
+        ...base,
+        verdict: "deny",
+        answerer: "rules",
+        answers: act("delete"),
+        model_not_used: "decided outright by the rule rm-root-or-home",
+        model_not_used_kind: "decided",
+      },
+      {
+        ...base,
+        subject: "turn",
+        verdict: "deny",
+        answerer: "rules",
+        model_not_used: "no model configured: TYPESAFE_API_KEY is not set",
+        model_not_used_kind: "off",
+      },
     ];
     for (const record of records) appendLine(path, JSON.stringify(record), { maxBytes: 1e9, keep: 1 });
     appendLine(path, "{torn", { maxBytes: 1e9, keep: 1 });

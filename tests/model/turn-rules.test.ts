@@ -73,14 +73,27 @@ describe("turn rules", () => {
   });
 
   test("the same claim after a passing last run, or with no transcript, is not refused", async () => {
-    expect((await judge("All tests pass now.", [{ command: "cargo test", failed: true }, { command: "cargo test", failed: false }])).verdict).toBe("pass");
+    expect(
+      (
+        await judge("All tests pass now.", [
+          { command: "cargo test", failed: true },
+          { command: "cargo test", failed: false },
+        ])
+      ).verdict,
+    ).toBe("pass");
     expect((await judge("All tests pass now.")).verdict).toBe("pass");
     expect((await judge("All tests pass now.", [{ command: "ls", failed: true }])).verdict).toBe("pass");
   });
 
   test("rules with a bad pattern or no condition never apply, and are reported", () => {
     const rule = { ending: "stopped-early", confidence: 0.99, reason: "r" };
-    const bad = { ...policy, turn_rules: [{ ...rule, id: "broken", final_matches: ["("] }, { ...rule, id: "empty" }] };
+    const bad = {
+      ...policy,
+      turn_rules: [
+        { ...rule, id: "broken", final_matches: ["("] },
+        { ...rule, id: "empty" },
+      ],
+    };
     const problems = checkTurnRules(bad).join("\n");
     expect(problems).toContain("broken: final_matches");
     expect(problems).toContain("empty: has no condition");
@@ -88,7 +101,7 @@ describe("turn rules", () => {
   });
 
   test("patterns for a rule see the message's own words: code, quoted lines, inline code and quotes are placeholders", () => {
-    const text = 'Here is the draft:\n\n> Next, I\'ll wire it in.\n\n```ts\n// TODO: later\n```\nSee `next()` and "I\'ll continue".';
+    const text = "Here is the draft:\n\n> Next, I'll wire it in.\n\n```ts\n// TODO: later\n```\nSee `next()` and \"I'll continue\".";
     const own = ownWords(text);
     expect(own).not.toContain("wire it in");
     expect(own).not.toContain("TODO");
@@ -149,8 +162,10 @@ describe("turn rules", () => {
     expect(answerTurnByRules({ final: "Later, no." }, p).rule).toBeUndefined();
     expect(answerTurnByRules({ final: "I'll do it later." }, p).rule?.id).toBe("reuses");
 
-    expect(() => policyWith("turn_rules:\n  - id: bad\n    final_matches: [['ok', '(']]\n    ending: stopped-early\n    confidence: 0.9\n    reason: r\n")).toThrow(
-      /turn_rules\.0\.final_matches\.0\.1: turn rule bad: not a valid regular expression/,
-    );
+    expect(() =>
+      policyWith(
+        "turn_rules:\n  - id: bad\n    final_matches: [['ok', '(']]\n    ending: stopped-early\n    confidence: 0.9\n    reason: r\n",
+      ),
+    ).toThrow(/turn_rules\.0\.final_matches\.0\.1: turn rule bad: not a valid regular expression/);
   });
 });

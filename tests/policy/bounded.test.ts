@@ -3,21 +3,34 @@ import { expect, test } from "bun:test";
 import { allLinear, boundedPolicy, linearPattern, MAX_RULES } from "../../src/policy/bounded.ts";
 
 test("plain words, one-star globs, *x* and regular expressions without unbounded repetition are linear", () => {
-  for (const p of ["git", "deploy-*", "*.log", "*prod*", "a?b[cd]*", "**", "/^git$/", "/x{2,3}/", "/ab?c/i", "*"]) expect([p, linearPattern(p)]).toEqual([p, true]);
+  for (const p of ["git", "deploy-*", "*.log", "*prod*", "a?b[cd]*", "**", "/^git$/", "/x{2,3}/", "/ab?c/i", "*"])
+    expect([p, linearPattern(p)]).toEqual([p, true]);
 });
 
 test("repetition in a regular expression, or stars that split twice, are not", () => {
-  for (const p of ["/a.*b/", "/(a|a?)+$/", "/x{2,}/", "/a+/i", "*a*b", "a*b*", "*a*b*", "a*b*c"]) expect([p, linearPattern(p)]).toEqual([p, false]);
+  for (const p of ["/a.*b/", "/(a|a?)+$/", "/x{2,}/", "/a+/i", "*a*b", "a*b*", "*a*b*", "a*b*c"])
+    expect([p, linearPattern(p)]).toEqual([p, false]);
 });
 
 test("a policy's own rules, reasons and examples aside, and the sections it changed", () => {
   const defaults = { hosts: { on_error: "/a+/" }, judge: { answerer: "rules" } };
-  const rule = (args: string[]) => ({ id: "x*y*z", match: { program: "tool", args_any: args }, reason: "Uses *a*b*.", examples: { match: ["t *a*b*"] } });
+  const rule = (args: string[]) => ({
+    id: "x*y*z",
+    match: { program: "tool", args_any: args },
+    reason: "Uses *a*b*.",
+    examples: { match: ["t *a*b*"] },
+  });
   expect(boundedPolicy([rule(["*prod*"])], { rules: null, ...defaults }, defaults)).toBe(true);
   expect(boundedPolicy([rule(["*a*b"])], { rules: null, ...defaults }, defaults)).toBe(false);
   expect(boundedPolicy([], { ...defaults, judge: { answerer: "/(x|y)+/" } }, defaults)).toBe(false);
   // A section the layer did not change is the default's, fuzzed as built: its strings are not judged here.
   expect(boundedPolicy([], { ...defaults }, defaults)).toBe(true);
-  expect(boundedPolicy(Array.from({ length: MAX_RULES + 1 }, () => rule(["x"])), { ...defaults }, defaults)).toBe(false);
+  expect(
+    boundedPolicy(
+      Array.from({ length: MAX_RULES + 1 }, () => rule(["x"])),
+      { ...defaults },
+      defaults,
+    ),
+  ).toBe(false);
   expect(allLinear({ a: ["x", { b: "*y*" }] })).toBe(true);
 });

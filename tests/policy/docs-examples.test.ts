@@ -9,7 +9,12 @@ import { join, resolve } from "node:path";
 import { run, tempDir } from "../support/binary.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const DOCS = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** The ```yaml blocks of a Markdown file, with the line each starts on. */
 function yamlBlocks(text: string): { line: number; yaml: string }[] {

@@ -50,7 +50,12 @@ function place() {
   const repo = join(dir, "repo");
   mkdirSync(join(home, ".config", "verdict"), { recursive: true });
   mkdirSync(join(repo, ".git"), { recursive: true });
-  const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache"), XDG_STATE_HOME: join(home, ".state") };
+  const env = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".state"),
+  };
   return { dir, home, repo, env, user: join(home, ".config", "verdict", "policy.yaml") };
 }
 
@@ -267,7 +272,16 @@ test("an untrusted layer's added rules stay tightening-only when read from the c
   mkdirSync(join(repo, ".verdict"), { recursive: true });
   writeFileSync(
     join(repo, ".verdict", "policy.yaml"),
-    ["rules:", "  - id: ask-uv", "    match: { program: uv }", "    act: build", "    undo: 0", "    decision: ask", "    reason: asked here.", ""].join("\n"),
+    [
+      "rules:",
+      "  - id: ask-uv",
+      "    match: { program: uv }",
+      "    act: build",
+      "    undo: 0",
+      "    decision: ask",
+      "    reason: asked here.",
+      "",
+    ].join("\n"),
   );
   loadPolicyCached({ cwd: repo, env });
   expect(lastOutcome).toBe("miss");

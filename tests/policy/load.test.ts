@@ -34,7 +34,13 @@ describe("the embedded default", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.loaded.layers.map((layer) => layer.name)).toEqual(["default"]);
-    expect(result.loaded.policy.judge.thresholds).toEqual({ ask_at_consequential: 0.6, ask_at_undo: 1.6, allow_at_ordinary: 0.9, allow_undo_at_most: 1.2, block_stop_at: 0.85 });
+    expect(result.loaded.policy.judge.thresholds).toEqual({
+      ask_at_consequential: 0.6,
+      ask_at_undo: 1.6,
+      allow_at_ordinary: 0.9,
+      allow_undo_at_most: 1.2,
+      block_stop_at: 0.85,
+    });
     expect(result.loaded.policy.judge.answer_within).toBe("1500ms");
     expect(result.loaded.digest).toMatch(/^[0-9a-f]{16}$/);
   });
@@ -97,7 +103,10 @@ describe("layers", () => {
   test("user, repo and command line apply in order; scalars replace, maps merge", () => {
     const w = workspace("judge:\n  thresholds:\n    ask_at_undo: 1.4\n");
     mkdirSync(join(w.env.XDG_CONFIG_HOME, "verdict"), { recursive: true });
-    writeFileSync(join(w.env.XDG_CONFIG_HOME, "verdict", "policy.yaml"), "judge:\n  thresholds:\n    ask_at_undo: 1.5\n    allow_at_ordinary: 0.95\n");
+    writeFileSync(
+      join(w.env.XDG_CONFIG_HOME, "verdict", "policy.yaml"),
+      "judge:\n  thresholds:\n    ask_at_undo: 1.5\n    allow_at_ordinary: 0.95\n",
+    );
     const file = w.write("cli.yaml", "judge:\n  answer_within: 900ms\n");
     const result = loadPolicy({ cwd: join(w.repo, "src", "deep"), file, env: w.env, origins: true });
     expect(result.ok).toBe(true);
@@ -183,7 +192,14 @@ describe("an untrusted repository policy only tightens", () => {
     expect(ids).not.toContain("let-rm");
     expect(policy.rules.find((rule) => rule.id === "rm-root-or-home")!.match.program).not.toEqual("nothing");
     const text = warnings.join("\n");
-    for (const path of ["judge.thresholds.allow_at_ordinary", "judge.thresholds.ask_at_consequential", "judge.answerer", "acts.delete.consequential", "let-rm", "rm-root-or-home"]) {
+    for (const path of [
+      "judge.thresholds.allow_at_ordinary",
+      "judge.thresholds.ask_at_consequential",
+      "judge.answerer",
+      "acts.delete.consequential",
+      "let-rm",
+      "rm-root-or-home",
+    ]) {
       expect(text).toContain(path);
     }
     expect(text).toContain("verdict policy trust");

@@ -17,7 +17,15 @@ const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", 
 const ON_ERROR: Record<Host, ReturnType<typeof replyEffect>> = { claude: "asks", codex: "blocks", gemini: "blocks", cursor: "asks" };
 
 function prePayload(host: Host, command: string, cwd: string): string {
-  if (host === "cursor") return JSON.stringify({ hook_event_name: "beforeShellExecution", conversation_id: "c", generation_id: "g", workspace_roots: [cwd], command, cwd });
+  if (host === "cursor")
+    return JSON.stringify({
+      hook_event_name: "beforeShellExecution",
+      conversation_id: "c",
+      generation_id: "g",
+      workspace_roots: [cwd],
+      command,
+      cwd,
+    });
   return JSON.stringify(withCommand(PRE[host], command, { cwd }));
 }
 
@@ -77,7 +85,10 @@ describe("a user rule that does not compile refuses the policy everywhere", () =
 describe("strict parsing", () => {
   test("a key written twice is an error, wherever it is", () => {
     const { env, file, project } = withUserPolicy("judge:\n  thresholds:\n    ask_at_undo: 1.0\n    ask_at_undo: 2.9\n");
-    for (const args of [["policy", "check"], ["check", "--rules-only", "--", "ls"]]) {
+    for (const args of [
+      ["policy", "check"],
+      ["check", "--rules-only", "--", "ls"],
+    ]) {
       const ran = run(args, { env, cwd: project });
       expect(ran.code).toBe(2);
       expect(ran.stderr).toContain(`${file}:4:5: judge.thresholds.ask_at_undo: a key is written twice in one map`);
@@ -114,12 +125,15 @@ describe("turn rules are checked", () => {
     const { env, file, project } = withUserPolicy(text);
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:3:31: turn_rules.0.last_command.matches.0: turn rule tests-failed: not a valid regular expression`);
+    expect(ran.stderr).toContain(
+      `${file}:3:31: turn_rules.0.last_command.matches.0: turn rule tests-failed: not a valid regular expression`,
+    );
     expect(ran.stderr).toContain(`${file}:7:5: turn_rules.1: turn rule never: the turn rule has no condition, so it never applies`);
   });
 
   test("a pattern that could backtrack catastrophically is refused", () => {
-    const text = "rules:\n  - id: slow\n    match: { program: grep, args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: Slow.\n";
+    const text =
+      "rules:\n  - id: slow\n    match: { program: grep, args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: Slow.\n";
     const { env, file, project } = withUserPolicy(text);
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
@@ -129,7 +143,8 @@ describe("turn rules are checked", () => {
 
 describe("tool rules go through the same pipeline", () => {
   test("a pattern that does not compile, or could backtrack, refuses the policy with its position", () => {
-    const text = "tool_rules:\n  - id: slow\n    match:\n      kind: [read]\n      path: ['/(a+)+b/']\n    act: read\n    undo: 0\n    reason: Slow.\n  - id: broken\n    match: { kind: [read], path: ['/(unclosed/'] }\n    act: read\n    undo: 0\n    reason: Broken.\n";
+    const text =
+      "tool_rules:\n  - id: slow\n    match:\n      kind: [read]\n      path: ['/(a+)+b/']\n    act: read\n    undo: 0\n    reason: Slow.\n  - id: broken\n    match: { kind: [read], path: ['/(unclosed/'] }\n    act: read\n    undo: 0\n    reason: Broken.\n";
     const { env, file, project } = withUserPolicy(text);
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
@@ -153,13 +168,25 @@ describe("tool rules go through the same pipeline", () => {
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain(`${file}:2:5: tool_rules.0: tool rule notes: unknown act "publish"`);
-    expect(ran.stderr).toContain(`${file}:2:5: tool_rules.0: tool rule notes does not match {"kind":"write","path":"notes.txt"}, which its examples say it must`);
+    expect(ran.stderr).toContain(
+      `${file}:2:5: tool_rules.0: tool rule notes does not match {"kind":"write","path":"notes.txt"}, which its examples say it must`,
+    );
   });
 });
 
 describe("examples are proven by the engine itself", () => {
   const rule = (examples: string) =>
-    ["rules:", "  - id: no-pytest", "    match: { program: pytest }", "    act: build", "    undo: 0", "    decision: deny", "    reason: Not here.", `    examples: ${examples}`, ""].join("\n");
+    [
+      "rules:",
+      "  - id: no-pytest",
+      "    match: { program: pytest }",
+      "    act: build",
+      "    undo: 0",
+      "    decision: deny",
+      "    reason: Not here.",
+      `    examples: ${examples}`,
+      "",
+    ].join("\n");
 
   test("uv run pytest -q: policy check and the engine agree that the rule matches", () => {
     const { env, project } = withUserPolicy(rule('{ match: ["uv run pytest -q"] }'));
@@ -173,12 +200,15 @@ describe("examples are proven by the engine itself", () => {
     const { env, file, project } = withUserPolicy(rule('{ not_match: ["uv run pytest -q"] }'));
     const ran = run(["policy", "check"], { env, cwd: project });
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:8:29: rules.0.examples.not_match.0: rule no-pytest matches "uv run pytest -q", which its examples say it must not`);
+    expect(ran.stderr).toContain(
+      `${file}:8:29: rules.0.examples.not_match.0: rule no-pytest matches "uv run pytest -q", which its examples say it must not`,
+    );
   });
 });
 
 describe("an untrusted repository policy is checked in full", () => {
-  const DEPLOY = "rules:\n  - id: deploy\n    match: { program: ./deploy.sh }\n    act: deploy\n    undo: 2\n    decision: ask\n    reason: Deploys.\n";
+  const DEPLOY =
+    "rules:\n  - id: deploy\n    match: { program: ./deploy.sh }\n    act: deploy\n    undo: 2\n    decision: ask\n    reason: Deploys.\n";
 
   test("act: deploy is reported by policy check and refused by policy trust", () => {
     const { env, repo, file } = withRepoPolicy(DEPLOY);
@@ -222,7 +252,9 @@ describe("an untrusted repository policy is checked in full", () => {
   });
 
   test("a typo leaves ls allowed, with one warning the first time only", () => {
-    const { env, repo, file } = withRepoPolicy("version: 1\nrules:\n  - id: ask-curl\n    match: { program: curl }\n    act: remote\n    undo: 1\n    decision: ask\n    reason: Asks.\n    exmaples: {}\n");
+    const { env, repo, file } = withRepoPolicy(
+      "version: 1\nrules:\n  - id: ask-curl\n    match: { program: curl }\n    act: remote\n    undo: 1\n    decision: ask\n    reason: Asks.\n    exmaples: {}\n",
+    );
     const first = run(["hook", "claude"], { env, cwd: repo, stdin: prePayload("claude", "ls", repo) });
     expect(replyEffect("claude", first.stdout, first.code)).toBe("runs");
     const warnings = first.stderr.split("\n").filter((line) => line.includes("warning"));

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { isolatedEnv, run, tempDir } from "../support/binary.ts";
 
 const rule = (id: string, match: string, examples = "") =>
-  [`  - id: ${id}`, `    match: ${match}`, "    act: read", "    undo: 0", "    reason: A rule of this test's own.", ...(examples ? [`    examples: ${examples}`] : [])].join("\n");
+  [
+    `  - id: ${id}`,
+    `    match: ${match}`,
+    "    act: read",
+    "    undo: 0",
+    "    reason: A rule of this test's own.",
+    ...(examples ? [`    examples: ${examples}`] : []),
+  ].join("\n");
 
 function layer(...rules: string[]): string {
   const file = join(tempDir("verdict-rule-checks-"), "policy.yaml");
@@ -18,7 +25,9 @@ describe("policy check runs the rules' own checks", () => {
     const file = layer(rule("fine", "{ program: frob }"), rule("bad-pattern", '{ program: frob, args_any: ["/(unclosed/"] }'));
     const ran = run(["policy", "check", file]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:9:40: rules.1.match.args_any.0: rule bad-pattern: not a valid regular expression (found "/(unclosed/")`);
+    expect(ran.stderr).toContain(
+      `${file}:9:40: rules.1.match.args_any.0: rule bad-pattern: not a valid regular expression (found "/(unclosed/")`,
+    );
     expect(ran.stdout).toBe("");
   });
 
@@ -34,8 +43,12 @@ describe("policy check runs the rules' own checks", () => {
     const file = layer(rule("frob-list", "{ program: frob, subcommand: list }", '{ match: ["frob show"], not_match: ["frob list"] }'));
     const ran = run(["policy", "check", file]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(`${file}:8:51: rules.0.examples.not_match.0: rule frob-list matches "frob list", which its examples say it must not`);
-    expect(ran.stderr).toContain(`${file}:8:25: rules.0.examples.match.0: rule frob-list does not match "frob show", which its examples say it must`);
+    expect(ran.stderr).toContain(
+      `${file}:8:51: rules.0.examples.not_match.0: rule frob-list matches "frob list", which its examples say it must not`,
+    );
+    expect(ran.stderr).toContain(
+      `${file}:8:25: rules.0.examples.match.0: rule frob-list does not match "frob show", which its examples say it must`,
+    );
   });
 
   test("rules whose examples hold pass, and the default's do", () => {
@@ -67,7 +80,9 @@ describe("policy test runs each rule's examples first", () => {
     // ../src from repo/sub is in the project (untracked files: ask), not in a temp folder (allowed).
     writeFileSync(file, `examples:\n  commands:\n    - { command: "rm -rf ../src", cwd: ${JSON.stringify(sub)}, verdict: ask }\n`);
     // A home outside the temp folders, as the default's own examples expect (~/.bashrc is not a temp file).
-    const ran = run(["policy", "test", "--policy", file, "--cwd", tempDir()], { env: isolatedEnv(tempDir(), { HOME: "/nonexistent-verdict-home" }) });
+    const ran = run(["policy", "test", "--policy", file, "--cwd", tempDir()], {
+      env: isolatedEnv(tempDir(), { HOME: "/nonexistent-verdict-home" }),
+    });
     expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
   });
 });

@@ -30,8 +30,19 @@ export async function ensureVerdaccio(): Promise<string> {
     if (existsSync(stamp) && existsSync(main)) return main;
     rmSync(prefix, { recursive: true, force: true });
     mkdirSync(prefix, { recursive: true });
-    writeFileSync(join(prefix, "package.json"), JSON.stringify({ name: "verdict-test-registry", private: true, dependencies: { verdaccio: VERDACCIO.version }, overrides: VERDACCIO.overrides }, null, 2));
-    const proc = Bun.spawn(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: prefix, stdout: "pipe", stderr: "pipe" });
+    writeFileSync(
+      join(prefix, "package.json"),
+      JSON.stringify(
+        { name: "verdict-test-registry", private: true, dependencies: { verdaccio: VERDACCIO.version }, overrides: VERDACCIO.overrides },
+        null,
+        2,
+      ),
+    );
+    const proc = Bun.spawn(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: prefix,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     if (code !== 0 || !existsSync(main)) throw new Error(`npm install verdaccio@${VERDACCIO.version} failed (${code}):\n${out}\n${err}`);
     writeFileSync(stamp, new Date().toISOString() + "\n");
@@ -68,7 +79,11 @@ export async function startRegistry(main: string, dir: string): Promise<Registry
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 40_000);
     let output = "";
-    const child: ChildProcess = spawn("node", [main, "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child: ChildProcess = spawn("node", [main, "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     child.stdout!.on("data", (d) => (output += d));
     child.stderr!.on("data", (d) => (output += d));
     const stop = () => {
@@ -81,7 +96,11 @@ export async function startRegistry(main: string, dir: string): Promise<Registry
       try {
         const ping = await fetch(`${url}-/ping`);
         if (ping.ok) {
-          const user = await fetch(`${url}-/user/org.couchdb.user:ci`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "ci", password: "ci-password-1" }) });
+          const user = await fetch(`${url}-/user/org.couchdb.user:ci`, {
+            method: "PUT",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name: "ci", password: "ci-password-1" }),
+          });
           const token = ((await user.json()) as { token?: string }).token;
           if (!token) throw new Error(`no token from ${url}: ${user.status}`);
           return { url, token, stop, log: () => output };

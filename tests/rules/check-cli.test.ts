@@ -6,7 +6,10 @@ import { BINARY, isolatedEnv, tempDir } from "../support/binary.ts";
 
 type Ran = { code: number; stdout: string; stderr: string; ms: number };
 
-function check(args: string[], options: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {}): Ran {
+function check(
+  args: string[],
+  options: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {},
+): Ran {
   const started = performance.now();
   const result = Bun.spawnSync([BINARY, "check", ...args], {
     cwd: options.cwd ?? tempDir("verdict-check-cwd-"),
@@ -16,7 +19,12 @@ function check(args: string[], options: { stdin?: string | Uint8Array; env?: Rec
     stderr: "pipe",
     timeout: options.timeout ?? 20_000,
   });
-  return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString(), ms: performance.now() - started };
+  return {
+    code: result.exitCode ?? -1,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+    ms: performance.now() - started,
+  };
 }
 
 beforeAll(() => {
@@ -75,9 +83,18 @@ describe("--json", () => {
 describe("--stdin", () => {
   test("one command a line, or a JSON object with its own cwd; the strictest verdict is the exit status", () => {
     const project = tempDir("verdict-check-project-");
-    const input = ["ls", "", JSON.stringify({ command: "rm -rf build", cwd: project }), JSON.stringify({ command: "cat <<'EOF' > x.md\nrm -rf /\nEOF", cwd: project }), "git push"].join("\n");
+    const input = [
+      "ls",
+      "",
+      JSON.stringify({ command: "rm -rf build", cwd: project }),
+      JSON.stringify({ command: "cat <<'EOF' > x.md\nrm -rf /\nEOF", cwd: project }),
+      "git push",
+    ].join("\n");
     const ran = check(["--stdin", "--json"], { stdin: input });
-    const lines = ran.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const lines = ran.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.verdict)).toEqual(["allow", "allow", "allow", "ask"]);
     expect(lines[1].cwd).toBe(project);
     expect(ran.code).toBe(11);
@@ -129,14 +146,19 @@ describe("usage and policy errors exit 2", () => {
 test("a policy layer's rules are tried first", () => {
   const dir = tempDir();
   const file = join(dir, "policy.yaml");
-  writeFileSync(file, "rules:\n  - id: no-ls-here\n    match: { program: ls }\n    act: read\n    undo: 0\n    decision: deny\n    reason: Listing is forbidden here.\n");
+  writeFileSync(
+    file,
+    "rules:\n  - id: no-ls-here\n    match: { program: ls }\n    act: read\n    undo: 0\n    decision: deny\n    reason: Listing is forbidden here.\n",
+  );
   const ran = check(["--policy", file, "--", "ls"]);
   expect(ran.code).toBe(12);
   expect(ran.stdout).toContain("Listing is forbidden here.");
 });
 
 test("with a model key but VERDICT_MODE=rules, the rule engine answers", () => {
-  const ran = check(["--json", "--", "ls"], { env: isolatedEnv(undefined, { TYPESAFE_API_KEY: "x", VERDICT_MODE: "rules", TYPESAFE_BASE_URL: "http://127.0.0.1:9" }) });
+  const ran = check(["--json", "--", "ls"], {
+    env: isolatedEnv(undefined, { TYPESAFE_API_KEY: "x", VERDICT_MODE: "rules", TYPESAFE_BASE_URL: "http://127.0.0.1:9" }),
+  });
   expect(JSON.parse(ran.stdout).answerer).toBe("rules");
 });
 
@@ -156,7 +178,10 @@ describe("hostile input gets a verdict that is not allow, with a reason, quickly
     expect(ran.ms).toBeLessThan(30_000);
     expect(ran.code).not.toBe(0);
     expect([10, 11, 12]).toContain(ran.code);
-    const outputs = ran.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const outputs = ran.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(outputs.length).toBeGreaterThan(0);
     for (const out of outputs) {
       expect(out.verdict).not.toBe("allow");
@@ -169,9 +194,14 @@ test("each --stdin line's project is found from its own cwd", () => {
   const repo = tempDir("verdict-check-repo-");
   Bun.spawnSync(["git", "init", "-q"], { cwd: repo });
   const elsewhere = tempDir("verdict-check-else-");
-  const input = [JSON.stringify({ command: "rm -rf src", cwd: repo }), JSON.stringify({ command: "rm -rf src", cwd: elsewhere })].join("\n");
+  const input = [JSON.stringify({ command: "rm -rf src", cwd: repo }), JSON.stringify({ command: "rm -rf src", cwd: elsewhere })].join(
+    "\n",
+  );
   const ran = check(["--stdin", "--json", "--cwd", repo], { stdin: input });
-  const [inRepo, inTemp] = ran.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const [inRepo, inTemp] = ran.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   expect(inRepo.verdict).toBe("ask");
   expect(inRepo.rule.id).toBe("rm-project-files");
   expect(inTemp.rule.id).toBe("rm-project-files");

@@ -112,7 +112,13 @@ describe("destructive counterparts are asked about or denied", () => {
 
 describe("misses fixed", () => {
   test("git checkout: --unified and --conflict take a value; -m while switching keeps local changes", () => {
-    for (const line of ["git checkout --unified 3 main", "git checkout -U3 main", "git checkout --conflict merge main", "git checkout --conflict=merge main", "git checkout -m main"]) {
+    for (const line of [
+      "git checkout --unified 3 main",
+      "git checkout -U3 main",
+      "git checkout --conflict merge main",
+      "git checkout --conflict=merge main",
+      "git checkout -m main",
+    ]) {
       expect(judge(line)).toMatchObject({ verdict: "allow", rule: "git-switch-branch" });
     }
     // Paths are still overwritten.
@@ -122,17 +128,30 @@ describe("misses fixed", () => {
   });
 
   test("git clone/ls-remote -u and --template run programs here", () => {
-    for (const line of ["git clone -u 'touch /tmp/pwned' /srv/repo.git x", "git ls-remote -u 'sh -c id' /srv/repo.git", "git clone --template=/tmp/evil https://github.com/a/b", "git init --template /tmp/evil"]) {
+    for (const line of [
+      "git clone -u 'touch /tmp/pwned' /srv/repo.git x",
+      "git ls-remote -u 'sh -c id' /srv/repo.git",
+      "git clone --template=/tmp/evil https://github.com/a/b",
+      "git init --template /tmp/evil",
+    ]) {
       expect(judge(line)).toMatchObject({ verdict: "ask", rule: "git-clone-runs-programs" });
     }
-    expect(judge("git clone --config core.hooksPath=/tmp/h https://github.com/a/b")).toMatchObject({ verdict: "ask", rule: "git-config-option-runs-programs" });
+    expect(judge("git clone --config core.hooksPath=/tmp/h https://github.com/a/b")).toMatchObject({
+      verdict: "ask",
+      rule: "git-config-option-runs-programs",
+    });
     expect(judge("git push -u origin main").rule).toBe("git-push");
     expect(judge("git fetch -u origin").verdict).toBe("allow");
     expect(judge("git clone --config user.name=x https://github.com/a/b").verdict).toBe("allow");
   });
 
   test("redis-cli deleting keys, the command and its key as separate words", () => {
-    for (const line of ["redis-cli DEL key", "redis-cli -h cache -p 6380 DEL session:1", "redis-cli UNLINK a b", "redis-cli --scan --pattern 'user:*' | xargs redis-cli del"]) {
+    for (const line of [
+      "redis-cli DEL key",
+      "redis-cli -h cache -p 6380 DEL session:1",
+      "redis-cli UNLINK a b",
+      "redis-cli --scan --pattern 'user:*' | xargs redis-cli del",
+    ]) {
       expect(judge(line)).toMatchObject({ verdict: "ask", rule: "redis-deletes-keys" });
     }
     expect(flagged(judge("redis-cli GET del").verdict)).toBe(false);

@@ -38,7 +38,16 @@ describe("match.command_exact", () => {
 
   test("variants of the line are other lines: sudo, xargs, more arguments, inner whitespace, other quoting", () => {
     const policy = withFirst(allowExactly("rm -rf data", "rm"));
-    for (const line of ["sudo rm -rf data", "ls | xargs rm -rf data", "rm -rf data ~", "rm -rf data; rm -rf ~", "rm  -rf data", "rm -rf 'data'", "bash -c 'rm -rf data'", "rm -rf data &"]) {
+    for (const line of [
+      "sudo rm -rf data",
+      "ls | xargs rm -rf data",
+      "rm -rf data ~",
+      "rm -rf data; rm -rf ~",
+      "rm  -rf data",
+      "rm -rf 'data'",
+      "bash -c 'rm -rf data'",
+      "rm -rf data &",
+    ]) {
       const judged = judge(line, {}, policy);
       expect({ line, rule: judged.rule }).not.toEqual({ line, rule: "always-exact" });
       expect({ line, verdict: judged.verdict }).not.toEqual({ line, verdict: "allow" });
@@ -46,8 +55,13 @@ describe("match.command_exact", () => {
   });
 
   test("answers for every command, wrapper and redirection of its line", () => {
-    expect(judge("sudo rm -rf data", {}, withFirst(allowExactly("sudo rm -rf data", "rm")))).toMatchObject({ verdict: "allow", rule: "always-exact" });
-    expect(judge("cd build && rm -rf data > /etc/log", {}, withFirst(allowExactly("cd build && rm -rf data > /etc/log", "rm")))).toMatchObject({ verdict: "allow" });
+    expect(judge("sudo rm -rf data", {}, withFirst(allowExactly("sudo rm -rf data", "rm")))).toMatchObject({
+      verdict: "allow",
+      rule: "always-exact",
+    });
+    expect(
+      judge("cd build && rm -rf data > /etc/log", {}, withFirst(allowExactly("cd build && rm -rf data > /etc/log", "rm"))),
+    ).toMatchObject({ verdict: "allow" });
     // A program no rule knows: the line is still decided.
     const judged = judge("./deploy.sh prod", {}, withFirst(allowExactly("./deploy.sh prod", "deploy.sh")));
     expect(judged).toMatchObject({ verdict: "allow", rule: "always-exact" });
@@ -60,29 +74,54 @@ describe("match.command_exact", () => {
   });
 
   test("rules tried before it still answer for what they match: a stronger deny stands", () => {
-    const deny = { id: "no-rm", match: { program: "rm" }, act: "delete", undo: 3, load: 0, confidence: 1, decision: "deny" as const, reason: "No rm here." };
-    expect(judge("sudo rm -rf data", {}, withFirst(deny, allowExactly("sudo rm -rf data", "rm")))).toMatchObject({ verdict: "deny", rule: "no-rm" });
+    const deny = {
+      id: "no-rm",
+      match: { program: "rm" },
+      act: "delete",
+      undo: 3,
+      load: 0,
+      confidence: 1,
+      decision: "deny" as const,
+      reason: "No rm here.",
+    };
+    expect(judge("sudo rm -rf data", {}, withFirst(deny, allowExactly("sudo rm -rf data", "rm")))).toMatchObject({
+      verdict: "deny",
+      rule: "no-rm",
+    });
     // Tried after the default rules, the default's answer stands where it has one.
     const last: Policy = { ...DEFAULT, rules: [...DEFAULT.rules, allowExactly("rm -rf data", "rm")] as Policy["rules"] };
     expect(judge("rm -rf data", {}, last).verdict).toBe("ask");
   });
 
   test("its examples are checked against the whole line", () => {
-    const rule = { ...allowExactly("rm -rf data", "rm"), examples: { match: ["rm -rf data", " rm -rf data "], not_match: ["sudo rm -rf data", "rm -rf data ~", "rm -rf  build"] } };
+    const rule = {
+      ...allowExactly("rm -rf data", "rm"),
+      examples: { match: ["rm -rf data", " rm -rf data "], not_match: ["sudo rm -rf data", "rm -rf data ~", "rm -rf  build"] },
+    };
     expect(proveRuleExamples(rule as Policy["rules"][number], DEFAULT)).toEqual([]);
     const wrong = { ...allowExactly("rm -rf data", "rm"), examples: { match: ["sudo rm -rf data"], not_match: ["rm -rf data"] } };
-    expect(proveRuleExamples(wrong as Policy["rules"][number], DEFAULT).map((problem) => problem.example)).toEqual(["sudo rm -rf data", "rm -rf data"]);
+    expect(proveRuleExamples(wrong as Policy["rules"][number], DEFAULT).map((problem) => problem.example)).toEqual([
+      "sudo rm -rf data",
+      "rm -rf data",
+    ]);
   });
 
   test("a blank line is reported; a rule with only command_exact is complete", () => {
     expect(checkRule(allowExactly("rm -rf data") as Policy["rules"][number])).toEqual([]);
-    expect(checkRule(allowExactly("   ") as Policy["rules"][number]).map((problem) => problem.message).join("\n")).toContain("blank");
+    expect(
+      checkRule(allowExactly("   ") as Policy["rules"][number])
+        .map((problem) => problem.message)
+        .join("\n"),
+    ).toContain("blank");
   });
 
   test("an untrusted layer keeps only ask and deny rules for a program, never an exact line", () => {
     const deny = { ...allowExactly("rm -rf data", "rm", "deny-exact"), decision: "deny" };
     const askRm = { id: "ask-rm", match: { program: "rm" }, act: "delete", undo: 1, decision: "ask", reason: "r" };
-    const { kept, ignored } = stricterOnly({ rules: [allowExactly("rm -rf data", "rm"), deny, askRm] }, DEFAULT as unknown as Record<string, unknown>);
+    const { kept, ignored } = stricterOnly(
+      { rules: [allowExactly("rm -rf data", "rm"), deny, askRm] },
+      DEFAULT as unknown as Record<string, unknown>,
+    );
     expect((kept.rules as { id: string }[]).map((rule) => rule.id)).toEqual(["ask-rm"]);
     expect(ignored.map((entry) => entry.path)).toEqual(["rules.0 (always-exact)", "rules.1 (deny-exact)"]);
   });

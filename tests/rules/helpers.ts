@@ -10,7 +10,13 @@ if (!loaded.ok) throw new Error(loaded.error.message);
 export const DEFAULT: Policy = loaded.loaded.policy;
 
 /** A project under a home directory; nothing on disk is looked up unless a probe says so. */
-export const CONTEXT: RuleContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp", probe: { exists: () => false, tracked: () => false } };
+export const CONTEXT: RuleContext = {
+  cwd: "/home/user/project",
+  projectRoot: "/home/user/project",
+  home: "/home/user",
+  tmpdir: "/tmp",
+  probe: { exists: () => false, tracked: () => false },
+};
 
 export type Judged = { verdict: Verdict; rule?: string; answer: RulesAnswer };
 

@@ -9,7 +9,8 @@ import { tempDir } from "../support/binary.ts";
 const result = loadPolicy({ cwd: "/", only: [] });
 if (!result.ok) throw new Error(result.error.message);
 const loaded = result.loaded;
-const judged = (command: string, cwd: string, extra: { projectRoot?: string } = {}) => judgeCommand({ command, cwd, rulesOnly: true, log: false, ...extra }, loaded);
+const judged = (command: string, cwd: string, extra: { projectRoot?: string } = {}) =>
+  judgeCommand({ command, cwd, rulesOnly: true, log: false, ...extra }, loaded);
 
 describe("the pass line", () => {
   test("says why a program is unknown: a temp folder is not a place programs are installed to", async () => {

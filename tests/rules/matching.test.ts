@@ -127,7 +127,8 @@ describe("path classes", () => {
 describe("the git index", () => {
   test("tracked files are found in a real repository's index", () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "verdict-rules-git-")));
-    const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
+    const git = (...args: string[]) =>
+      spawnSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
     git("init", "-q");
     mkdirSync(join(dir, "src"));
     writeFileSync(join(dir, "src", "app.ts"), "x\n");
@@ -213,7 +214,14 @@ describe("each field of the rule DSL", () => {
   });
   test("runs: rest judges the command a runner runs", () => {
     const policy = policyWith([
-      { id: "runner", match: { program: "uv", subcommand: "run", options_with_value: ["--with"] }, runs: "rest", act: "build", undo: 0, reason: "r" },
+      {
+        id: "runner",
+        match: { program: "uv", subcommand: "run", options_with_value: ["--with"] },
+        runs: "rest",
+        act: "build",
+        undo: 0,
+        reason: "r",
+      },
       { id: "rm", match: { program: "rm" }, act: "delete", undo: 3, reason: "r" },
     ]);
     const judged = judge("uv run --with x rm -rf y", {}, policy);

@@ -20,7 +20,25 @@ const order = (index: RuleIndex, name: string) => candidatesFor(index, name).map
 /** Every program string the rules name, and names no rule names as written but a pattern may match. */
 function namesOf(rules: readonly Rule[]): string[] {
   const named = rules.flatMap((rule) => (rule.match.program === undefined ? [] : [rule.match.program].flat()));
-  return [...new Set([...named, "python3.12", "pip3.11", "mkfs.ext4", "newfs_msdos", "fsck.vfat", "/usr/local/bin/verdict", "./verdict", "frobnicate", "git", "a\tb", "a\nb", "", "[", "*"])];
+  return [
+    ...new Set([
+      ...named,
+      "python3.12",
+      "pip3.11",
+      "mkfs.ext4",
+      "newfs_msdos",
+      "fsck.vfat",
+      "/usr/local/bin/verdict",
+      "./verdict",
+      "frobnicate",
+      "git",
+      "a\tb",
+      "a\nb",
+      "",
+      "[",
+      "*",
+    ]),
+  ];
 }
 
 describe("the embedded default, packed", () => {
@@ -48,7 +66,16 @@ describe("the embedded default, packed", () => {
 
 describe("a layer's rules packed over the default's", () => {
   const own: Rule[] = [
-    { id: "house-deploy", match: { program: "kubectl", subcommand: "apply", args_any: ["*prod*"] }, act: "remote", undo: 3, load: 0, confidence: 1, decision: "deny", reason: "r" },
+    {
+      id: "house-deploy",
+      match: { program: "kubectl", subcommand: "apply", args_any: ["*prod*"] },
+      act: "remote",
+      undo: 3,
+      load: 0,
+      confidence: 1,
+      decision: "deny",
+      reason: "r",
+    },
     { id: "house-python", match: { program: ["python3.*", "mytool"] }, act: "read", undo: 0, load: 0, confidence: 1, reason: "r" },
     { id: "house-exact", match: { command_exact: "  make release " }, act: "remote", undo: 3, load: 0, confidence: 1, reason: "r" },
     { id: "house-redirect", match: { redirect: { to: ["temp"] } }, act: "build", undo: 0, load: 0, confidence: 1, reason: "r" },
@@ -70,7 +97,9 @@ describe("a layer's rules packed over the default's", () => {
       expect(positions).toEqual([...positions].sort((a, b) => a - b));
     }
     expect(packed.redirects.map((entry) => entry.rule.id)).toEqual(plain.redirects.map((entry) => entry.rule.id));
-    expect([...packed.exact].map(([line, entries]) => [line, entries.map((entry) => entry.rule.id)])).toEqual([...plain.exact].map(([line, entries]) => [line, entries.map((entry) => entry.rule.id)]));
+    expect([...packed.exact].map(([line, entries]) => [line, entries.map((entry) => entry.rule.id)])).toEqual(
+      [...plain.exact].map(([line, entries]) => [line, entries.map((entry) => entry.rule.id)]),
+    );
   });
 });
 

@@ -34,14 +34,25 @@ describe("the default rules", () => {
 
 describe("rule examples are checked", () => {
   test("an example a rule does not match is reported", () => {
-    const policy = policyWith([{ id: "rm-any", match: { program: "rm" }, act: "delete", undo: 2, reason: "r", examples: { match: ["rmdir x"], not_match: ["rm x"] } }]);
+    const policy = policyWith([
+      {
+        id: "rm-any",
+        match: { program: "rm" },
+        act: "delete",
+        undo: 2,
+        reason: "r",
+        examples: { match: ["rmdir x"], not_match: ["rm x"] },
+      },
+    ]);
     const problems = proveRuleExamples(policy.rules[0]!, policy);
     expect(problems.map((p) => p.example)).toEqual(["rmdir x", "rm x"]);
     expect(problems[1]?.message).toContain("must not");
   });
 
   test("an example that cannot be parsed is reported", () => {
-    const policy = policyWith([{ id: "x", match: { program: "ls" }, act: "read", undo: 0, reason: "r", examples: { match: ["ls 'open"], not_match: [] } }]);
+    const policy = policyWith([
+      { id: "x", match: { program: "ls" }, act: "read", undo: 0, reason: "r", examples: { match: ["ls 'open"], not_match: [] } },
+    ]);
     expect(proveRuleExamples(policy.rules[0]!, policy)[0]?.message).toContain("cannot be parsed");
   });
 });
@@ -51,7 +62,10 @@ test("the policy's command examples get their verdicts from the rule engine", as
   if (!loaded.ok) throw new Error(loaded.error.message);
   const wrong: string[] = [];
   for (const example of loaded.loaded.policy.examples.commands) {
-    const judged = await judgeCommand({ command: example.command, cwd: example.cwd ?? "/tmp", rulesOnly: true, log: false, env: {} }, loaded.loaded);
+    const judged = await judgeCommand(
+      { command: example.command, cwd: example.cwd ?? "/tmp", rulesOnly: true, log: false, env: {} },
+      loaded.loaded,
+    );
     if (judged.verdict !== example.verdict) wrong.push(`${example.command}: ${judged.verdict}, not ${example.verdict} (${judged.line})`);
   }
   expect(wrong).toEqual([]);

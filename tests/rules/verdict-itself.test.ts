@@ -14,7 +14,7 @@ describe("verdict run by an assistant", () => {
       "sudo verdict approvals approve 44f4edc7287b",
       "env VERDICT_MODE=rules verdict approvals approve 44f4edc7287b",
       "bash -lc 'verdict approvals approve 44f4edc7287b'",
-      "sh -c \"verdict approvals reject 44f4edc7287b --reason x\"",
+      'sh -c "verdict approvals reject 44f4edc7287b --reason x"',
       "echo 44f4edc7287b | xargs verdict approvals approve",
       "npx verdict approvals approve 44f4edc7287b",
       "bunx verdict approvals approve 44f4edc7287b",
@@ -25,7 +25,9 @@ describe("verdict run by an assistant", () => {
     ]) {
       const judged = judge(line);
       expect({ line, verdict: judged.verdict, rule: judged.rule }).toEqual({ line, verdict: "deny", rule: "verdict-decides-approvals" });
-      expect(judged.answer.parsed && judged.answer.rule?.reason).toBe("Approvals are decided by a person: run this yourself in a terminal.");
+      expect(judged.answer.parsed && judged.answer.rule?.reason).toBe(
+        "Approvals are decided by a person: run this yourself in a terminal.",
+      );
     }
   });
 

@@ -37,7 +37,11 @@ function s(cls: string, secret: string, make: (secret: string) => string): Secre
 
 export const SECRETS: SecretCase[] = [
   // The issue's nine missed classes, several forms each.
-  s("slack-webhook", `T0${body(8)}/B0${body(8)}/${body(24)}`, (v) => `curl -X POST -d '{"text":"done"}' https://hooks.slack.com/services/${v}`),
+  s(
+    "slack-webhook",
+    `T0${body(8)}/B0${body(8)}/${body(24)}`,
+    (v) => `curl -X POST -d '{"text":"done"}' https://hooks.slack.com/services/${v}`,
+  ),
   s("slack-webhook", `T0${body(8)}/B0${body(8)}/${body(24)}`, (v) => `SLACK_URL=https://hooks.slack.com/services/${v} ./notify.sh`),
   s("slack-webhook", `${body(10)}/${body(20)}`, (v) => `curl https://hooks.slack.com/workflows/${v} -d @msg.json`),
   s("google-api-key", `AIza${body(34, URLSAFE)}-`, (v) => `curl "https://maps.googleapis.com/maps/api/geocode/json?address=x&key=${v}"`),
@@ -63,9 +67,18 @@ export const SECRETS: SecretCase[] = [
   s("docker-login", `p${body(16)}`, (v) => `docker login registry.gitlab.com -u me -p ${v}`),
   s("docker-login", `p${body(16)}`, (v) => `podman login -u me -p '${v}' quay.io`),
   s("docker-login", `p${body(16)}`, (v) => `helm registry login ghcr.io -u me -p ${v}`),
-  s("azure-account-key", `${body(86, B64)}==`, (v) => `export AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${v};EndpointSuffix=core.windows.net"`),
+  s(
+    "azure-account-key",
+    `${body(86, B64)}==`,
+    (v) =>
+      `export AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${v};EndpointSuffix=core.windows.net"`,
+  ),
   s("azure-account-key", `${body(86, B64)}==`, (v) => `az storage blob list --connection-string 'AccountName=acme;AccountKey=${v}'`),
-  s("azure-account-key", `${body(43, B64)}=`, (v) => `SB="Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${v}"`),
+  s(
+    "azure-account-key",
+    `${body(43, B64)}=`,
+    (v) => `SB="Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${v}"`,
+  ),
   s("azure-sas", `${body(43, B64)}%3D`, (v) => `azcopy copy x "https://acme.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=${v}"`),
   s("netrc-password", `p${body(12)}`, (v) => `echo "machine api.example.com login bot password ${v}" >> ~/.netrc`),
   s("netrc-password", `p${body(12)}`, (v) => `printf 'machine github.com\\n  login me\\n  password ${v}\\n' > ~/.netrc`),
@@ -87,7 +100,11 @@ export const SECRETS: SecretCase[] = [
   s("stripe", `sk_live_${body(24)}`, (v) => `curl https://api.stripe.com/v1/charges -u ${v}:`),
   s("stripe", `rk_live_${body(24)}`, (v) => `stripe listen --api-key ${v}`),
   s("stripe", `whsec_${body(32)}`, (v) => `echo STRIPE_WH=${v}`),
-  s("slack", `xoxb-${body(11, "0123456789")}-${body(12, "0123456789")}-${body(24)}`, (v) => `curl -H "Authorization: Bearer ${v}" https://slack.com/api/chat.postMessage`),
+  s(
+    "slack",
+    `xoxb-${body(11, "0123456789")}-${body(12, "0123456789")}-${body(24)}`,
+    (v) => `curl -H "Authorization: Bearer ${v}" https://slack.com/api/chat.postMessage`,
+  ),
   s("slack", `xoxp-${body(11, "0123456789")}-${body(24)}`, (v) => `node post.js ${v}`),
   s("slack", `xapp-1-${body(11)}-${body(13, "0123456789")}-${body(32)}`, (v) => `echo ${v}`),
   s("aws", `AKIA${body(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")}`, (v) => `aws configure set aws_access_key_id ${v}`),
@@ -101,9 +118,17 @@ export const SECRETS: SecretCase[] = [
   s("huggingface", `hf_${body(34)}`, (v) => `git clone https://user:${v}@huggingface.co/acme/model`),
   s("pypi", `pypi-${body(60, URLSAFE)}`, (v) => `twine upload -u __token__ -p ${v} dist/*`),
   s("pypi", `pypi-${body(60, URLSAFE)}`, (v) => `TWINE_PASSWORD=${v} twine upload dist/*`),
-  s("jwt", `eyJhbGciOiJIUzI1NiJ9.eyJ${body(40, URLSAFE)}.${body(43, URLSAFE)}`, (v) => `curl -H "Cookie: session=${v}" https://app.example.com`),
+  s(
+    "jwt",
+    `eyJhbGciOiJIUzI1NiJ9.eyJ${body(40, URLSAFE)}.${body(43, URLSAFE)}`,
+    (v) => `curl -H "Cookie: session=${v}" https://app.example.com`,
+  ),
   s("jwt", `eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJ${body(60, URLSAFE)}.${body(86, URLSAFE)}`, (v) => `echo ${v} | jwt decode -`),
-  s("pem", `MII${body(60, B64)}`, (v) => `cat > id_rsa <<'EOF'\n-----BEGIN OPENSSH PRIVATE KEY-----\n${v}\n-----END OPENSSH PRIVATE KEY-----\nEOF`),
+  s(
+    "pem",
+    `MII${body(60, B64)}`,
+    (v) => `cat > id_rsa <<'EOF'\n-----BEGIN OPENSSH PRIVATE KEY-----\n${v}\n-----END OPENSSH PRIVATE KEY-----\nEOF`,
+  ),
   s("pem", `MII${body(60, B64)}`, (v) => `echo "-----BEGIN PRIVATE KEY-----\\n${v}\\n-----END PRIVATE KEY-----" > key.pem`),
   s("pem", `MII${body(60, B64)}`, (v) => `printf -- '-----BEGIN EC PRIVATE KEY-----\n${v}`),
   s("sendgrid", `SG.${body(22, URLSAFE)}.${body(43, URLSAFE)}`, (v) => `SENDGRID=${v} node mail.js`),
@@ -120,7 +145,11 @@ export const SECRETS: SecretCase[] = [
   s("vault", `hvs.${body(90, URLSAFE)}`, (v) => `vault login ${v}`),
   s("vault", `hvs.${body(24, URLSAFE)}`, (v) => `curl -H "X-Vault-Token: ${v}" https://vault:8200/v1/secret/x`),
   s("pulumi", `pul-${body(40, HEX)}`, (v) => `pulumi login --cloud-url x ${v}`),
-  s("terraform", `${body(14)}.atlasv1.${body(67, URLSAFE)}`, (v) => `echo 'credentials "app.terraform.io" { token = "${v}" }' > ~/.terraformrc`),
+  s(
+    "terraform",
+    `${body(14)}.atlasv1.${body(67, URLSAFE)}`,
+    (v) => `echo 'credentials "app.terraform.io" { token = "${v}" }' > ~/.terraformrc`,
+  ),
   s("grafana", `glsa_${body(32)}_${body(8, HEX)}`, (v) => `grafana-cli ${v}`),
   s("sentry", `sntrys_${body(120, URLSAFE)}`, (v) => `sentry-cli releases new v1 ${v}`),
   s("docker", `dckr_pat_${body(27, URLSAFE)}`, (v) => `echo ${v} | docker login -u me --password-stdin`),
@@ -132,7 +161,11 @@ export const SECRETS: SecretCase[] = [
   s("google-oauth", `ya29.${body(100, URLSAFE)}`, (v) => `curl -H "Authorization: Bearer ${v}" https://www.googleapis.com/drive/v3/files`),
   s("google-oauth", `GOCSPX-${body(28, URLSAFE)}`, (v) => `node auth.js ${v}`),
   s("azure-ad", `${body(3, URLSAFE)}8Q~${body(34, URLSAFE)}`, (v) => `az login --service-principal -u app -p ${v} --tenant t`),
-  s("discord-webhook", `${body(18, "0123456789")}/${body(68, URLSAFE)}`, (v) => `curl -d 'content=hi' https://discord.com/api/webhooks/${v}`),
+  s(
+    "discord-webhook",
+    `${body(18, "0123456789")}/${body(68, URLSAFE)}`,
+    (v) => `curl -d 'content=hi' https://discord.com/api/webhooks/${v}`,
+  ),
   // Generic forms.
   s("env-assignment", `p${body(12)}`, (v) => `DB_PASSWORD=${v} npm run migrate`),
   s("env-assignment", `correct horse ${body(6)}`, (v) => `DB_PASSWORD="${v}" npm run migrate`),

@@ -22,11 +22,23 @@ function verdict(args: string[], options: { env?: Record<string, string>; stdin?
     stdout: "pipe",
     stderr: "pipe",
   });
-  return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString(), ms: performance.now() - started };
+  return {
+    code: result.exitCode ?? -1,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+    ms: performance.now() - started,
+  };
 }
 
 const commandPayload = (command: string, cwd: string, session = "s1") =>
-  JSON.stringify({ session_id: session, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, cwd, transcript_path: "" });
+  JSON.stringify({
+    session_id: session,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command },
+    cwd,
+    transcript_path: "",
+  });
 
 /** Every file under `dir`, links not followed. */
 function filesUnder(dir: string): string[] {
@@ -54,7 +66,14 @@ describe("secrets stay secret", () => {
     }
     // A turn's end whose final message carries a secret, refused once: the continue state is written.
     const final = `I'll set DB_PASSWORD=${cases[0]!.secret} next. Next, I'll run the tests.`;
-    const stop = JSON.stringify({ session_id: "t1", hook_event_name: "Stop", stop_hook_active: false, cwd: box.project, transcript_path: "", last_assistant_message: final });
+    const stop = JSON.stringify({
+      session_id: "t1",
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      cwd: box.project,
+      transcript_path: "",
+      last_assistant_message: final,
+    });
     verdict(["hook", "claude"], { stdin: stop });
     const written = filesUnder(box.root).filter((path) => !path.startsWith(box.project));
     expect(written.some((path) => path.endsWith("decisions.jsonl"))).toBe(true);
@@ -134,7 +153,14 @@ describe("verdict's files cannot be turned against the user", () => {
     writeFileSync(join(box.project, ".verdict", "policy.yaml"), "judge:\n  thresholds:\n    ask_at_consequential: 0.5\n");
     expect(verdict(["policy", "trust"]).code).toBe(0);
     verdict(["hook", "codex"], { stdin: commandPayload("git push --force origin main", box.project) });
-    const stop = JSON.stringify({ session_id: "t1", hook_event_name: "Stop", stop_hook_active: false, cwd: box.project, transcript_path: "", last_assistant_message: "I've added the flag. Next, I'll update the tests to cover it." });
+    const stop = JSON.stringify({
+      session_id: "t1",
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      cwd: box.project,
+      transcript_path: "",
+      last_assistant_message: "I've added the flag. Next, I'll update the tests to cover it.",
+    });
     verdict(["hook", "claude"], { stdin: JSON.stringify({ ...JSON.parse(stop), prompt: "Add a --json flag and update its tests." }) });
     const files = [...filesUnder(box.env.XDG_STATE_HOME!), ...filesUnder(box.env.XDG_CONFIG_HOME!)];
     expect(files.some((f) => f.endsWith("trusted.json"))).toBe(true);
@@ -155,8 +181,16 @@ describe("verdict's files cannot be turned against the user", () => {
   test("with HOME unset, a repository's ./.config/verdict/policy.yaml is not taken for the user's layer", () => {
     box = sandbox();
     mkdirSync(join(box.project, ".config", "verdict"), { recursive: true });
-    writeFileSync(join(box.project, ".config", "verdict", "policy.yaml"), "rules:\n  - id: allow-all\n    match: { program: ['*'] }\n    act: read\n    undo: 0\n    decision: allow\n    reason: anything goes\n");
-    const env = { PATH: box.env.PATH!, XDG_STATE_HOME: box.env.XDG_STATE_HOME!, XDG_CACHE_HOME: box.env.XDG_CACHE_HOME!, XDG_CONFIG_HOME: ".config" };
+    writeFileSync(
+      join(box.project, ".config", "verdict", "policy.yaml"),
+      "rules:\n  - id: allow-all\n    match: { program: ['*'] }\n    act: read\n    undo: 0\n    decision: allow\n    reason: anything goes\n",
+    );
+    const env = {
+      PATH: box.env.PATH!,
+      XDG_STATE_HOME: box.env.XDG_STATE_HOME!,
+      XDG_CACHE_HOME: box.env.XDG_CACHE_HOME!,
+      XDG_CONFIG_HOME: ".config",
+    };
     const ran = verdict(["check", "--", "rm", "-rf", "/"], { env });
     expect(ran.stdout).toStartWith("deny");
     const shown = verdict(["policy", "show"], { env });
@@ -186,7 +220,10 @@ describe("verdict's files cannot be turned against the user", () => {
   test("a nested untrusted .verdict/policy.yaml does not replace the trusted one at the root", () => {
     box = sandbox();
     mkdirSync(join(box.project, ".verdict"));
-    writeFileSync(join(box.project, ".verdict", "policy.yaml"), "rules:\n  - id: no-force-push\n    match: { program: git, subcommand: push, flags_any: [--force, -f] }\n    act: history\n    undo: 3\n    decision: deny\n    reason: never force-push here\n");
+    writeFileSync(
+      join(box.project, ".verdict", "policy.yaml"),
+      "rules:\n  - id: no-force-push\n    match: { program: git, subcommand: push, flags_any: [--force, -f] }\n    act: history\n    undo: 3\n    decision: deny\n    reason: never force-push here\n",
+    );
     expect(verdict(["policy", "trust"]).code).toBe(0);
     const sub = join(box.project, "sub");
     mkdirSync(join(sub, ".verdict"), { recursive: true });
@@ -201,7 +238,10 @@ describe("every hook answers in time", () => {
   test("a user rule with a catastrophic regular expression (nested repetition) is refused when the policy loads", () => {
     box = sandbox();
     mkdirSync(join(box.env.XDG_CONFIG_HOME!, "verdict"), { recursive: true });
-    writeFileSync(join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"), "rules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: slow\n");
+    writeFileSync(
+      join(box.env.XDG_CONFIG_HOME!, "verdict", "policy.yaml"),
+      "rules:\n  - id: slow\n    match: { program: [echo], args_any: ['/^(a+)+$/'] }\n    act: read\n    undo: 0\n    reason: slow\n",
+    );
     const checked = verdict(["policy", "check"]);
     expect(checked.code).toBe(2);
     expect(checked.stderr).toContain("exponential time; rewrite it without nested repetition");
@@ -234,7 +274,13 @@ describe("every hook answers in time", () => {
     box = sandbox();
     const fifo = join(box.root, "transcript.fifo");
     Bun.spawnSync(["mkfifo", fifo]);
-    const stop = JSON.stringify({ session_id: "t1", hook_event_name: "Stop", stop_hook_active: false, cwd: box.project, transcript_path: fifo });
+    const stop = JSON.stringify({
+      session_id: "t1",
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      cwd: box.project,
+      transcript_path: fifo,
+    });
     const ran = verdict(["hook", "claude"], { stdin: stop });
     expect(ran.code).toBe(0);
     expect(ran.ms).toBeLessThan(3000);
@@ -289,7 +335,11 @@ describe("the approvals journal", () => {
     box = sandbox();
     open(1);
     const dead = Bun.spawnSync(["true"]).pid;
-    writeFileSync(`${journal()}.lock`, JSON.stringify({ pid: dead, host: require("node:os").hostname(), token: "t", at: new Date().toISOString() }), { mode: 0o600 });
+    writeFileSync(
+      `${journal()}.lock`,
+      JSON.stringify({ pid: dead, host: require("node:os").hostname(), token: "t", at: new Date().toISOString() }),
+      { mode: 0o600 },
+    );
     const ran = verdict(["hook", "codex"], { stdin: commandPayload("git push --force origin later", box.project) });
     expect(ran.stdout).toContain("approval task");
     expect(ran.ms).toBeLessThan(3000);
@@ -299,7 +349,13 @@ describe("the approvals journal", () => {
   test("20 concurrent writers, several killed with SIGKILL: every survivor's request succeeds and no record is lost", async () => {
     box = sandbox();
     const procs = Array.from({ length: 20 }, (_, i) =>
-      Bun.spawn([BINARY, "hook", "codex"], { cwd: box.project, env: box.env, stdin: Buffer.from(commandPayload(`git push --force origin w${i}`, box.project, `w${i}`)), stdout: "pipe", stderr: "pipe" }),
+      Bun.spawn([BINARY, "hook", "codex"], {
+        cwd: box.project,
+        env: box.env,
+        stdin: Buffer.from(commandPayload(`git push --force origin w${i}`, box.project, `w${i}`)),
+        stdout: "pipe",
+        stderr: "pipe",
+      }),
     );
     await Bun.sleep(15);
     const killed = new Set([3, 7, 11, 15]);
@@ -309,7 +365,9 @@ describe("the approvals journal", () => {
     for (const s of survivors) expect(s.out).toContain("approval task");
     const verified = verdict(["approvals", "verify", "--json"]);
     expect(verified.code).toBe(0);
-    const opened = readFileSync(journal(), "utf8").split("\n").filter((l) => l.includes('"task.opened"')).length;
+    const opened = readFileSync(journal(), "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"task.opened"')).length;
     expect(opened).toBeGreaterThanOrEqual(survivors.length);
   }, 30_000);
 });

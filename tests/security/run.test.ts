@@ -47,8 +47,22 @@ describe("verdict run and secrets", () => {
 describe("the tool environment", () => {
   test("keeps the allowlist and what the policy names, never keys or credential-like names", () => {
     const { env, withheld } = toolEnvironment(
-      { PATH: "/bin", HOME: "/h", LC_ALL: "C", GOPATH: "/go", NODE_ENV: "test", MY_SETTING: "x", NPM_TOKEN: "npm_x", HTTPS_PROXY: "http://u:pw@proxy:3128", ...KEYS },
-      { keyEnvs: ["VERDICT_TASK_API_KEY", "TYPESAFE_API_KEY", "OPENAI_API_KEY"], pass: ["MY_SETTING", "NPM_TOKEN"], set: { EXTRA: "1", VERDICT_RUN_ID: "r" } },
+      {
+        PATH: "/bin",
+        HOME: "/h",
+        LC_ALL: "C",
+        GOPATH: "/go",
+        NODE_ENV: "test",
+        MY_SETTING: "x",
+        NPM_TOKEN: "npm_x",
+        HTTPS_PROXY: "http://u:pw@proxy:3128",
+        ...KEYS,
+      },
+      {
+        keyEnvs: ["VERDICT_TASK_API_KEY", "TYPESAFE_API_KEY", "OPENAI_API_KEY"],
+        pass: ["MY_SETTING", "NPM_TOKEN"],
+        set: { EXTRA: "1", VERDICT_RUN_ID: "r" },
+      },
     );
     expect(Object.keys(env).sort()).toEqual(["EXTRA", "GOPATH", "HOME", "LC_ALL", "MY_SETTING", "NODE_ENV", "PATH", "VERDICT_RUN_ID"]);
     expect(withheld).toEqual(["NPM_TOKEN"]);

@@ -17,7 +17,7 @@ describe("data is not code", () => {
     ["git checkout -b feature/one", ["git checkout -b feature/one"]],
     ["git checkout -bfeature", ["git checkout -bfeature"]],
     [`echo "$(date) rm -rf /"`, ["$( ): date", "echo $(date) rm -rf /"]],
-    ["echo 'bash -c \"rm -rf /\"' > notes.txt", ["echo bash -c \"rm -rf /\""]],
+    ["echo 'bash -c \"rm -rf /\"' > notes.txt", ['echo bash -c "rm -rf /"']],
     ["printf '%s\\n' 'rm -rf /' > script.sh", ["printf %s\\n rm -rf /"]],
     ["echo 'rm -rf /' | grep rm", ["echo rm -rf /", "grep rm"]],
     ["echo 'rm -rf /' | tee x.sh", ["echo rm -rf /", "tee x.sh"]],

@@ -39,7 +39,41 @@ function mutate(rows: readonly string[], count: number, seed: number): string[] 
     s = (s * 1103515245 + 12345) & 0x7fffffff;
     return s % n;
   };
-  const bits = ["'", '"', "`", "$(", ")", "(", "{ ", " }", ";", "&", "|", "<", ">", "<<", "\n", "\\", "$", "#", " ", "EOF", "if ", "fi", "do", "done", "[[", "]]", "$((", "=", "case ", "esac", ";;", "<(", "${"];
+  const bits = [
+    "'",
+    '"',
+    "`",
+    "$(",
+    ")",
+    "(",
+    "{ ",
+    " }",
+    ";",
+    "&",
+    "|",
+    "<",
+    ">",
+    "<<",
+    "\n",
+    "\\",
+    "$",
+    "#",
+    " ",
+    "EOF",
+    "if ",
+    "fi",
+    "do",
+    "done",
+    "[[",
+    "]]",
+    "$((",
+    "=",
+    "case ",
+    "esac",
+    ";;",
+    "<(",
+    "${",
+  ];
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     let line = rows[rnd(rows.length)] as string;

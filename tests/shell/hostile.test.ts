@@ -49,7 +49,11 @@ describe("hostile input", () => {
     expect(r.ok && r.commands.map((c) => c.name)).toEqual(["rm", ...Array(40).fill("echo"), "echo"]);
     // `$($(rm x))` runs rm, then runs its output as a command: an unknown (dynamic) program.
     const d = parseCommandLine("$($(rm x))");
-    expect(d.ok && d.commands.map((c) => [c.argv[0], c.dynamic])).toEqual([["rm", false], ["$(rm x)", true], ["$($(rm x))", true]]);
+    expect(d.ok && d.commands.map((c) => [c.argv[0], c.dynamic])).toEqual([
+      ["rm", false],
+      ["$(rm x)", true],
+      ["$($(rm x))", true],
+    ]);
   });
   test("nested backquotes and arithmetic fallbacks stay linear", () => {
     expect(parseCommandLine(`echo ${"`".repeat(10000)}`).ok).toBeDefined();
@@ -82,7 +86,28 @@ describe("hostile input", () => {
     mustFail(`${"cat <<E ".repeat(10000)}\n${"E\n".repeat(9999)}`, /not terminated/);
   });
   test("unterminated everything", () => {
-    for (const line of ["'", '"', "`", "$(", "${", "$((", "<(", "(", "{ x", "if x", "while x", "for x", "case x", "[[ x", "x |", "x &&", "x ||", "cat <<E", "a=(", "$'"]) {
+    for (const line of [
+      "'",
+      '"',
+      "`",
+      "$(",
+      "${",
+      "$((",
+      "<(",
+      "(",
+      "{ x",
+      "if x",
+      "while x",
+      "for x",
+      "case x",
+      "[[ x",
+      "x |",
+      "x &&",
+      "x ||",
+      "cat <<E",
+      "a=(",
+      "$'",
+    ]) {
       const r = parseCommandLine(line);
       expect([line, r.ok]).toEqual([line, false]);
     }

@@ -30,7 +30,7 @@ describe("stdinFrom", () => {
     ["{ a | b; } | sh", ["a", "b <- a", "sh <- b"]],
     ["curl u | { read x; sh; }", ["curl", "read <- curl", "sh <- curl"]],
     ["curl u | bash -c 'cat | sh'", ["curl", "cat <- curl", "sh <- cat"]],
-    ["curl u | while read l; do rm \"$l\"; done", ["curl", "read <- curl", "rm <- curl"]],
+    ['curl u | while read l; do rm "$l"; done', ["curl", "read <- curl", "rm <- curl"]],
     ["curl u | sh < local.sh", ["curl", "sh"]],
     ["curl u | sh <<< 'ls'", ["curl", "ls"]],
     ["curl u | { sh; } < local.sh", ["curl", "sh"]],

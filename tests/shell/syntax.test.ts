@@ -23,7 +23,7 @@ describe("syntax", () => {
     ["function g { rm x; }; g", ["g(): rm x"]],
     ["function h() ( rm y ); h", ["h(): rm y"]],
     ["g() { rm x; }", ["g(): rm x"]],
-    ["f() { rm -rf \"$1\"; }; f a; f b", ["f(): rm -rf a", "f(): rm -rf b"]],
+    ['f() { rm -rf "$1"; }; f a; f b', ["f(): rm -rf a", "f(): rm -rf b"]],
     ["[[ -f $(rm q) ]]", ["$( ): rm q"]],
     ["[[ $x =~ ^(a|b)$ ]] && echo y", ["echo y"]],
     ["(( x = $(rm w) ))", ["$( ): rm w"]],
@@ -31,8 +31,8 @@ describe("syntax", () => {
     ["a[$(rm x)]=1", ["$( ): rm x"]],
     ["a[i + 1]=x cmd", ["cmd"]],
     ["echo ${#arr[@]} ${arr[0]} ${!x} ${x//a/b}", ["echo ${#arr[@]} ${arr[0]} ${!x} ${x//a/b}"]],
-    ['echo "${x:-"$(rm a)"}"', ["$( ): rm a", "echo ${x:-\"$(rm a)\"}"]],
-    ["echo $\"hello\"", ["echo hello"]],
+    ['echo "${x:-"$(rm a)"}"', ["$( ): rm a", 'echo ${x:-"$(rm a)"}']],
+    ['echo $"hello"', ["echo hello"]],
     ["cat < <(ls)", ["<( ): ls", "cat"]],
     ["tee >(rm x) < f", [">( ): rm x", "tee >(rm x)"]],
     ["echo {a,b}$(rm b)", ["$( ): rm b", "echo {a,b}$(rm b)"]],
@@ -82,7 +82,24 @@ describe("syntax", () => {
   });
 
   test("stray and unbalanced syntax", () => {
-    for (const line of ["then", "elif x", "else", "do", "}", "]]", "a; ;", "a && || b", "(a) b", "{ a; } b", "a (b)", "f() echo x", "case x in a) b esac", "for x in a b; rm $x; done", "if a; b; fi", "echo a >&"]) {
+    for (const line of [
+      "then",
+      "elif x",
+      "else",
+      "do",
+      "}",
+      "]]",
+      "a; ;",
+      "a && || b",
+      "(a) b",
+      "{ a; } b",
+      "a (b)",
+      "f() echo x",
+      "case x in a) b esac",
+      "for x in a b; rm $x; done",
+      "if a; b; fi",
+      "echo a >&",
+    ]) {
       expectError(line);
     }
   });

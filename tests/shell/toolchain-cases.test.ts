@@ -5,7 +5,11 @@ import { argvs, commands, expectError, names, summary } from "./helpers.ts";
 
 describe("32 tricky inputs", () => {
   test("1 pipeline", () => {
-    expect(argvs("ls -la /tmp | grep foo | wc -l")).toEqual([["ls", "-la", "/tmp"], ["grep", "foo"], ["wc", "-l"]]);
+    expect(argvs("ls -la /tmp | grep foo | wc -l")).toEqual([
+      ["ls", "-la", "/tmp"],
+      ["grep", "foo"],
+      ["wc", "-l"],
+    ]);
   });
   test("2 and/or/; list, cd moves what follows", () => {
     const cs = commands("cd /repo && make build || echo failed; rm -rf build");
@@ -30,10 +34,7 @@ describe("32 tricky inputs", () => {
     ]);
   });
   test("6 find -exec", () => {
-    expect(summary(`find . -name '*.tmp' -exec rm -f {} \\;`)).toEqual([
-      "find . -name *.tmp -exec rm -f {} ;",
-      "find -exec: rm -f {}",
-    ]);
+    expect(summary(`find . -name '*.tmp' -exec rm -f {} \\;`)).toEqual(["find . -name *.tmp -exec rm -f {} ;", "find -exec: rm -f {}"]);
   });
   test("7 find -delete keeps find's argv", () => {
     expect(argvs("find / -type f -delete")).toEqual([["find", "/", "-type", "f", "-delete"]]);
@@ -79,18 +80,31 @@ describe("32 tricky inputs", () => {
   test("16 redirects incl. bare > file", () => {
     const cs = commands("echo hi > /etc/passwd 2>&1 >> log; > important.txt");
     expect(cs.map((c) => [c.argv, c.redirects])).toEqual([
-      [["echo", "hi"], [{ op: ">", target: "/etc/passwd" }, { op: ">&", fd: 2, target: "1" }, { op: ">>", target: "log" }]],
+      [
+        ["echo", "hi"],
+        [
+          { op: ">", target: "/etc/passwd" },
+          { op: ">&", fd: 2, target: "1" },
+          { op: ">>", target: "log" },
+        ],
+      ],
       [[":"], [{ op: ">", target: "important.txt" }]],
     ]);
   });
   test("17 escapes in double quotes", () => {
-    expect(argvs(`git commit -m "fix: handle \\"quotes\\" and \\$vars"`)).toEqual([["git", "commit", "-m", 'fix: handle "quotes" and $vars']]);
+    expect(argvs(`git commit -m "fix: handle \\"quotes\\" and \\$vars"`)).toEqual([
+      ["git", "commit", "-m", 'fix: handle "quotes" and $vars'],
+    ]);
   });
   test("18 for loop", () => {
     expect(argvs(`for f in *.log; do gzip "$f"; done`)).toEqual([["gzip", "$f"]]);
   });
   test("19 if / [ ] / [[ ]]", () => {
-    expect(argvs("if [ -f x ]; then rm x; fi && [[ $a == b* ]] && echo y")).toEqual([["[", "-f", "x", "]"], ["rm", "x"], ["echo", "y"]]);
+    expect(argvs("if [ -f x ]; then rm x; fi && [[ $a == b* ]] && echo y")).toEqual([
+      ["[", "-f", "x", "]"],
+      ["rm", "x"],
+      ["echo", "y"],
+    ]);
     expect(commands("[ -f x ]")[0]?.dynamic).toBe(false);
   });
   test("20 process substitution", () => {
@@ -102,7 +116,13 @@ describe("32 tricky inputs", () => {
   test("22 background, fd dup, command -v only looks up", () => {
     const cs = commands("command -v git >/dev/null 2>&1 && git status &");
     expect(cs.map((c) => [c.argv, c.redirects])).toEqual([
-      [["command", "-v", "git"], [{ op: ">", target: "/dev/null" }, { op: ">&", fd: 2, target: "1" }]],
+      [
+        ["command", "-v", "git"],
+        [
+          { op: ">", target: "/dev/null" },
+          { op: ">&", fd: 2, target: "1" },
+        ],
+      ],
       [["git", "status"], []],
     ]);
   });
@@ -121,7 +141,9 @@ describe("32 tricky inputs", () => {
     expect(r).toEqual({
       ok: true,
       assignments: { x: "$(rm -rf /tmp/y)" },
-      commands: [{ program: "rm", name: "rm", argv: ["rm", "-rf", "/tmp/y"], env: {}, redirects: [], via: ["$( )"], dynamic: false, cwd: undefined }],
+      commands: [
+        { program: "rm", name: "rm", argv: ["rm", "-rf", "/tmp/y"], env: {}, redirects: [], via: ["$( )"], dynamic: false, cwd: undefined },
+      ],
     });
   });
   test("26 <<- heredoc piped into sh is code", () => {
@@ -138,7 +160,10 @@ describe("32 tricky inputs", () => {
     ]);
   });
   test("29 case", () => {
-    expect(argvs("case $1 in a) rm a;; *) echo no;; esac")).toEqual([["rm", "a"], ["echo", "no"]]);
+    expect(argvs("case $1 in a) rm a;; *) echo no;; esac")).toEqual([
+      ["rm", "a"],
+      ["echo", "no"],
+    ]);
   });
   test("30 ANSI-C quoting", () => {
     expect(argvs("printf $'a\\tb'")).toEqual([["printf", "a\tb"]]);

@@ -43,15 +43,21 @@ describe("wrappers", () => {
     ["xargs sh -c 'rm \"$1\"' _", ["xargs > sh -c: rm $1"]],
     ["find . -execdir rm {} +", ["find . -execdir rm {} +", "find -execdir: rm {}"]],
     ["find . -ok rm {} \\;", ["find . -ok rm {} ;", "find -ok: rm {}"]],
-    ["find . -exec sh -c 'rm -rf \"$0\"' {} \\;", ["find . -exec sh -c rm -rf \"$0\" {} ;", "find -exec > sh -c: rm -rf $0"]],
-    ["find . -name x -exec chmod 644 {} \\; -exec rm {} +", ["find . -name x -exec chmod 644 {} ; -exec rm {} +", "find -exec: chmod 644 {}", "find -exec: rm {}"]],
+    ["find . -exec sh -c 'rm -rf \"$0\"' {} \\;", ['find . -exec sh -c rm -rf "$0" {} ;', "find -exec > sh -c: rm -rf $0"]],
+    [
+      "find . -name x -exec chmod 644 {} \\; -exec rm {} +",
+      ["find . -name x -exec chmod 644 {} ; -exec rm {} +", "find -exec: chmod 644 {}", "find -exec: rm {}"],
+    ],
     ["parallel rm ::: a b", ["parallel: rm a", "parallel: rm b"]],
     ["parallel -j4 'rm -rf {}' ::: a 'b c'", ["parallel: rm -rf a", "parallel: rm -rf b c"]],
     ["parallel rm -rf {} ::: build /", ["parallel: rm -rf build", "parallel: rm -rf /"]],
     ["parallel bash -c 'rm -rf {}' ::: /", ["parallel > bash -c: rm"]],
     ["parallel ::: 'rm -rf /'", ["parallel ::: rm -rf /", "parallel: rm -rf /"]],
     ["parallel ::: 'rm -rf x' ls", ["parallel ::: rm -rf x ls", "parallel: rm -rf x", "parallel: ls"]],
-    ["parallel -j2 ::: 'cd /srv && rm -rf data'", ["parallel -j2 ::: cd /srv && rm -rf data", "parallel: cd /srv", "parallel: rm -rf data"]],
+    [
+      "parallel -j2 ::: 'cd /srv && rm -rf data'",
+      ["parallel -j2 ::: cd /srv && rm -rf data", "parallel: cd /srv", "parallel: rm -rf data"],
+    ],
     ["parallel", ["parallel"]],
     ["parallel :::", ["parallel :::"]],
     ["parallel echo {1} {2} ::: a b ::: x y", ["parallel: echo a x", "parallel: echo a y", "parallel: echo b x", "parallel: echo b y"]],
@@ -80,7 +86,10 @@ describe("wrappers", () => {
     ["env -i - FOO=1 bash -c 'rm x'", ["env > bash -c: rm x"]],
     ["env -", ["env -"]],
     ["ssh host <<'EOF'\nrm -rf /srv\nEOF", ["ssh host", "ssh > heredoc->sh: rm -rf /srv"]],
-    ["ssh -T -p 22 user@host <<EOF\ncd /srv && rm -rf data\nEOF", ["ssh -T -p 22 user@host", "ssh > heredoc->sh: cd /srv", "ssh > heredoc->sh: rm -rf data"]],
+    [
+      "ssh -T -p 22 user@host <<EOF\ncd /srv && rm -rf data\nEOF",
+      ["ssh -T -p 22 user@host", "ssh > heredoc->sh: cd /srv", "ssh > heredoc->sh: rm -rf data"],
+    ],
     ["ssh host sh <<'EOF'\nrm -rf /srv\nEOF", ["ssh > heredoc->sh: rm -rf /srv"]],
     ["ssh host <<< 'rm -rf /srv'", ["ssh host", "ssh > heredoc->sh: rm -rf /srv"]],
     ["echo 'rm -rf /srv' | ssh host", ["echo rm -rf /srv", "ssh host", "ssh > pipe->sh: rm -rf /srv"]],
@@ -89,15 +98,27 @@ describe("wrappers", () => {
     ["ssh -n host <<EOF\nrm x\nEOF", ["ssh -n host"]],
     ["ssh -N -L 8080:localhost:80 host", ["ssh -N -L 8080:localhost:80 host"]],
     ["docker exec -it web sh -c 'rm -rf /app'", ["docker exec -it web sh -c rm -rf /app", "docker exec > sh -c: rm -rf /app"]],
-    ["docker exec -u root -e A=1 -w /app web rm -rf data", ["docker exec -u root -e A=1 -w /app web rm -rf data", "docker exec: rm -rf data"]],
+    [
+      "docker exec -u root -e A=1 -w /app web rm -rf data",
+      ["docker exec -u root -e A=1 -w /app web rm -rf data", "docker exec: rm -rf data"],
+    ],
     ["docker container exec web rm x", ["docker container exec web rm x", "docker exec: rm x"]],
-    ["docker compose -f dc.yml exec -T db psql -c 'drop table x'", ["docker compose -f dc.yml exec -T db psql -c drop table x", "docker compose exec: psql -c drop table x"]],
-    ["docker-compose exec db bash -c 'rm -rf /data'", ["docker-compose exec db bash -c rm -rf /data", "docker-compose exec > bash -c: rm -rf /data"]],
+    [
+      "docker compose -f dc.yml exec -T db psql -c 'drop table x'",
+      ["docker compose -f dc.yml exec -T db psql -c drop table x", "docker compose exec: psql -c drop table x"],
+    ],
+    [
+      "docker-compose exec db bash -c 'rm -rf /data'",
+      ["docker-compose exec db bash -c rm -rf /data", "docker-compose exec > bash -c: rm -rf /data"],
+    ],
     ["podman exec c rm x", ["podman exec c rm x", "podman exec: rm x"]],
     ["docker exec web", ["docker exec web"]],
     ["docker ps -a", ["docker ps -a"]],
     ["docker run --rm alpine rm -rf /x", ["docker run --rm alpine rm -rf /x"]],
-    ["kubectl exec -it pod-1 -c app -n prod -- sh -c 'rm -rf /data'", ["kubectl exec -it pod-1 -c app -n prod -- sh -c rm -rf /data", "kubectl exec > sh -c: rm -rf /data"]],
+    [
+      "kubectl exec -it pod-1 -c app -n prod -- sh -c 'rm -rf /data'",
+      ["kubectl exec -it pod-1 -c app -n prod -- sh -c rm -rf /data", "kubectl exec > sh -c: rm -rf /data"],
+    ],
     ["kubectl -n prod exec pod-1 -- rm -rf /data", ["kubectl -n prod exec pod-1 -- rm -rf /data", "kubectl exec: rm -rf /data"]],
     ["kubectl exec pod-1 rm x", ["kubectl exec pod-1 rm x", "kubectl exec: rm x"]],
     ["kubectl exec pod-1 --", ["kubectl exec pod-1 --"]],
@@ -131,14 +152,20 @@ describe("wrappers", () => {
     ["bash script.sh arg", ["bash script.sh arg"]],
     ["bash", ["bash"]],
     ["sudo bash -c 'cd /srv && rm -rf data'", ["sudo > bash -c: cd /srv", "sudo > bash -c: rm -rf data"]],
-    ["sudo -u www env FOO=1 nice -n 5 timeout 10 bash -c \"sh -c 'rm -rf /'\"", ["sudo > env > nice > timeout > bash -c > sh -c: rm -rf /"]],
+    [
+      "sudo -u www env FOO=1 nice -n 5 timeout 10 bash -c \"sh -c 'rm -rf /'\"",
+      ["sudo > env > nice > timeout > bash -c > sh -c: rm -rf /"],
+    ],
     ["bash <<EOF\nrm -rf /\nEOF", ["heredoc->sh: rm -rf /"]],
     ["sh <<< 'rm -rf /'", ["heredoc->sh: rm -rf /"]],
     ["bash -s <<'EOF'\nrm -rf \"$HOME\"\nEOF", ["heredoc->sh: rm -rf $HOME"]],
     ["echo 'rm -rf /' | sh", ["echo rm -rf /", "pipe->sh: rm -rf /"]],
     ["ssh host 'bash -s' <<'EOF'\nrm -rf /srv\nEOF", ["ssh > heredoc->sh: rm -rf /srv"]],
     ["ssh host bash -s <<EOF\nrm -rf /srv\nEOF", ["ssh > heredoc->sh: rm -rf /srv"]],
-    ["sudo -u app bash -c 'cd /srv && sh' <<EOF\nrm -rf data\nEOF", ["sudo > bash -c: cd /srv", "sudo > bash -c > heredoc->sh: rm -rf data"]],
+    [
+      "sudo -u app bash -c 'cd /srv && sh' <<EOF\nrm -rf data\nEOF",
+      ["sudo > bash -c: cd /srv", "sudo > bash -c > heredoc->sh: rm -rf data"],
+    ],
     ["echo 'rm x' | bash -c 'sh'", ["echo rm x", "bash -c > pipe->sh: rm x"]],
     ["echo 'rm x' | { sh; }", ["echo rm x", "pipe->sh: rm x"]],
     ["echo 'rm x' | sh < script.sh", ["echo rm x", "sh"]],
@@ -169,7 +196,7 @@ describe("wrappers", () => {
     ["xvfb-run -a -s '-screen 0' rm x", ["xvfb-run: rm x"]],
     ["\\rm -rf x", ["rm -rf x"]],
     ["'rm' -rf x", ["rm -rf x"]],
-    ["r\"m\" -rf x", ["rm -rf x"]],
+    ['r"m" -rf x', ["rm -rf x"]],
   ];
   for (const [line, expected] of cases) {
     test(line, () => {
@@ -195,7 +222,10 @@ describe("wrappers", () => {
     const [c] = commands("bash -c 'cat x' > /etc/passwd");
     expect(c?.redirects).toEqual([{ op: ">", target: "/etc/passwd" }]);
     const [s] = commands("sudo tee /etc/hosts < x > /dev/null");
-    expect(s?.redirects).toEqual([{ op: "<", target: "x" }, { op: ">", target: "/dev/null" }]);
+    expect(s?.redirects).toEqual([
+      { op: "<", target: "x" },
+      { op: ">", target: "/dev/null" },
+    ]);
   });
 
   test("sudo -D and env -C change the working directory", () => {
@@ -227,9 +257,15 @@ describe("wrappers", () => {
 
   test("ssh's own listing keeps the here-document; a container's commands have the container's directory", () => {
     const cs = commands("ssh prod <<'EOF'\nrm -rf /var/log\nEOF", { cwd: "/repo" });
-    expect(cs.map((c) => [c.argv[0], c.stdinScript])).toEqual([["ssh", "rm -rf /var/log\n"], ["rm", undefined]]);
+    expect(cs.map((c) => [c.argv[0], c.stdinScript])).toEqual([
+      ["ssh", "rm -rf /var/log\n"],
+      ["rm", undefined],
+    ]);
     const d = commands("docker exec -w /app -e A=1 web rm -rf data", { cwd: "/repo" });
-    expect(d.map((c) => [c.argv[0], c.cwd, c.env])).toEqual([["docker", "/repo", {}], ["rm", "/app", { A: "1" }]]);
+    expect(d.map((c) => [c.argv[0], c.cwd, c.env])).toEqual([
+      ["docker", "/repo", {}],
+      ["rm", "/app", { A: "1" }],
+    ]);
     expect(commands("kubectl exec p -- rm x", { cwd: "/repo" })[1]?.cwd).toBeUndefined();
   });
 
@@ -257,7 +293,9 @@ describe("wrappers", () => {
 
   test("interpreters' -c/-e bodies are not shell: left as argv", () => {
     expect(summary(`python -c "import os; os.system('rm -rf /')"`)).toEqual([`python -c import os; os.system('rm -rf /')`]);
-    expect(summary(`node -e "require('fs').rmSync('/', {recursive: true})"`)).toEqual([`node -e require('fs').rmSync('/', {recursive: true})`]);
+    expect(summary(`node -e "require('fs').rmSync('/', {recursive: true})"`)).toEqual([
+      `node -e require('fs').rmSync('/', {recursive: true})`,
+    ]);
     expect(summary(`perl -e 'unlink "x"'`)).toEqual([`perl -e unlink "x"`]);
     expect(summary(`ruby -e 'File.delete("x")'`)).toEqual([`ruby -e File.delete("x")`]);
   });

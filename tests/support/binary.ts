@@ -15,7 +15,14 @@ export function isolatedEnv(home = tempDir("verdict-home-"), extra: Record<strin
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(VERDICT_|TYPESAFE_|OPENAI_|XDG_)/.test(key)) env[key] = value;
   }
-  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".local/state"), XDG_CACHE_HOME: join(home, ".cache"), ...extra };
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_STATE_HOME: join(home, ".local/state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    ...extra,
+  };
 }
 
 export type Ran = { code: number; stdout: string; stderr: string };

@@ -35,7 +35,11 @@ describe("verdict run: the effect policy", () => {
     });
     // The server was told, and read it as an expected stop; its reply ran nothing.
     expect(fake!.requests[1]!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call1_0", content: step.toolResult });
-    expect(evidence.steps.at(-1)).toMatchObject({ kind: "response", afterRefusal: true, content: expect.stringContaining("refused (shell-syntax)") });
+    expect(evidence.steps.at(-1)).toMatchObject({
+      kind: "response",
+      afterRefusal: true,
+      content: expect.stringContaining("refused (shell-syntax)"),
+    });
     expect(toolSteps(evidence)).toHaveLength(1);
   });
 
@@ -138,7 +142,10 @@ describe("verdict run: the effect policy", () => {
     expect(ran.durationMs).toBeLessThan(5000);
     expect(existsSync(join(s.cwd, "old.txt"))).toBe(true);
     const evidence = evidenceOf(s);
-    expect(check(toolSteps(evidence)[1], "approval")).toMatchObject({ passed: false, detail: "the run's time ran out while waiting for approval" });
+    expect(check(toolSteps(evidence)[1], "approval")).toMatchObject({
+      passed: false,
+      detail: "the run's time ran out while waiting for approval",
+    });
     expect(evidence.outcome).toMatchObject({ status: "budget-exhausted", reason: "run-time" });
   });
 

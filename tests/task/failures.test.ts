@@ -39,7 +39,10 @@ describe("verdict run: the endpoint", () => {
     expect(evidenceOf(s2)).toMatchObject({ keyEnv: "MY_KEY", keySent: true, outcome: { status: "answered" } });
   });
 
-  for (const [behaviour, status] of [["status-500", 500], ["status-503", 503]] as const) {
+  for (const [behaviour, status] of [
+    ["status-500", 500],
+    ["status-503", 503],
+  ] as const) {
     test(`${status}: unavailable (69)`, async () => {
       fake = startFake({ behaviour });
       const s = setup();
@@ -93,9 +96,15 @@ describe("verdict run: bounds", () => {
   test("VERDICT_TASK_* variables set bounds; a flag overrides them; a bad value is a usage error", async () => {
     fake = startFake({ script: [{ command: "echo again" }] });
     const s = setup();
-    const ran = await runVerdict(s, fake.url, ["loop forever"], { env: { VERDICT_TASK_MAX_TOOL_CALLS: "2", VERDICT_TASK_CALL_WITHIN: "5s" } });
+    const ran = await runVerdict(s, fake.url, ["loop forever"], {
+      env: { VERDICT_TASK_MAX_TOOL_CALLS: "2", VERDICT_TASK_CALL_WITHIN: "5s" },
+    });
     expect(ran.code).toBe(75);
-    expect(evidenceOf(s).bounds).toMatchObject({ maxToolCalls: 2, callWithinMs: 5000, from: { max_tool_calls: "env VERDICT_TASK_MAX_TOOL_CALLS" } });
+    expect(evidenceOf(s).bounds).toMatchObject({
+      maxToolCalls: 2,
+      callWithinMs: 5000,
+      from: { max_tool_calls: "env VERDICT_TASK_MAX_TOOL_CALLS" },
+    });
     const s2 = setup();
     await runVerdict(s2, fake.url, ["--max-tool-calls=3", "loop forever"], { env: { VERDICT_TASK_MAX_TOOL_CALLS: "2" } });
     expect(evidenceOf(s2).bounds).toMatchObject({ maxToolCalls: 3, from: { max_tool_calls: "flag --max-tool-calls" } });

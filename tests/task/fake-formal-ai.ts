@@ -58,7 +58,8 @@ export function startFake(options: FakeOptions = {}): FakeServer {
     idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url);
-      if (request.method === "GET" && url.pathname === "/health") return Response.json({ status: "ok", model: "formal-ai", version: "fake" });
+      if (request.method === "GET" && url.pathname === "/health")
+        return Response.json({ status: "ok", model: "formal-ai", version: "fake" });
       if (request.method !== "POST" || !/^(\/api\/openai)?\/v1\/chat\/completions$/.test(url.pathname)) {
         return error(404, "route not found");
       }
@@ -96,7 +97,17 @@ async function respond(body: any, options: FakeOptions, n: number): Promise<Resp
     case "unknown-tool":
       return toolCalls([{ id: `call${n}`, name: "write_file", args: { path: "x", content: "y" } }], n);
     case "bad-arguments":
-      return Response.json(completion({ role: "assistant", content: "", tool_calls: [{ id: `call${n}`, type: "function", function: { name: "shell", arguments: "{not json" } }] }, "tool_calls", n));
+      return Response.json(
+        completion(
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ id: `call${n}`, type: "function", function: { name: "shell", arguments: "{not json" } }],
+          },
+          "tool_calls",
+          n,
+        ),
+      );
     case "tool-calls-without-calls":
       return Response.json(completion({ role: "assistant", content: "" }, "tool_calls", n));
     case "hang":
@@ -121,7 +132,10 @@ async function respond(body: any, options: FakeOptions, n: number): Promise<Resp
     const scripted = options.script[index]!;
     if ("answer" in scripted) return stop(scripted.answer, n, [step(1, "dispatch_handler", "scripted")]);
     const commands = "commands" in scripted ? scripted.commands : [scripted.command];
-    return toolCalls(commands.map((command, i) => ({ id: `call${n}_${i}`, name: toolName ?? "shell", args: { command } })), n);
+    return toolCalls(
+      commands.map((command, i) => ({ id: `call${n}_${i}`, name: toolName ?? "shell", args: { command } })),
+      n,
+    );
   }
   const request = String(messages.find((m) => m.role === "user")?.content ?? "");
   return plan(request, results, toolName ?? "shell", n);
@@ -147,7 +161,10 @@ function expectedStop(text: string): string | undefined {
   try {
     const json = JSON.parse(text);
     const status = json?.status;
-    if (typeof status === "string" && ["refused", "denied", "cancelled", "canceled", "aborted", "pending", "awaiting_approval", "not_granted"].includes(status)) {
+    if (
+      typeof status === "string" &&
+      ["refused", "denied", "cancelled", "canceled", "aborted", "pending", "awaiting_approval", "not_granted"].includes(status)
+    ) {
       return `${status}${json.reason ? ` (${json.reason})` : ""}`;
     }
   } catch {
@@ -174,14 +191,27 @@ function plan(request: string, results: string[], toolName: string, n: number): 
       `test -e ${dst}`,
       action === "cp" ? `test -e ${src}` : `test ! -e ${src}`,
     ];
-    return recipe(steps, results, toolName, n, (done) => `Completed: ${action} ${src} ${dst}. Postconditions checked: ${done.filter((s) => s.startsWith("test")).join("; ")}.`);
+    return recipe(
+      steps,
+      results,
+      toolName,
+      n,
+      (done) => `Completed: ${action} ${src} ${dst}. Postconditions checked: ${done.filter((s) => s.startsWith("test")).join("; ")}.`,
+    );
   }
   const del = /^delete the file\s+(\S+?)\.?$/i.exec(request.trim());
   if (del) return recipe([`rm ${del[1]}`], results, toolName, n, () => `Deleted ${del[1]}.`);
   if (/^what files are in this folder\??$/i.test(request.trim())) {
-    return recipe(["ls"], results, toolName, n, () => `The folder holds:\n${/Output: ([\s\S]*?)\nError:/.exec(results[0] ?? "")?.[1] ?? ""}`);
+    return recipe(
+      ["ls"],
+      results,
+      toolName,
+      n,
+      () => `The folder holds:\n${/Output: ([\s\S]*?)\nError:/.exec(results[0] ?? "")?.[1] ?? ""}`,
+    );
   }
-  if (/^show current directory$/i.test(request.trim())) return recipe(["pwd"], results, toolName, n, () => "That is the current directory.");
+  if (/^show current directory$/i.test(request.trim()))
+    return recipe(["pwd"], results, toolName, n, () => "That is the current directory.");
   if (/^(hello|hi)\b/i.test(request.trim())) return stop("Hello! How can I help?", n, [step(1, "dispatch_handler", "greeting")]);
   return stop(UNKNOWN_TEXT, n, [step(1, "dispatch_handler", "unknown")]);
 }
@@ -190,7 +220,11 @@ function recipe(steps: string[], results: string[], toolName: string, n: number,
   const done = results.length;
   if (done > 0 && readResult(results[done - 1]!) === "failed") {
     const failedStep = steps[done - 1] ?? "the last step";
-    return stop(`Blocked: the check \`${failedStep}\` failed with exit code ${exitOf(results[done - 1]!)}; the action was not requested.`, n, [step(1, "dispatch_handler", "mutating_action")]);
+    return stop(
+      `Blocked: the check \`${failedStep}\` failed with exit code ${exitOf(results[done - 1]!)}; the action was not requested.`,
+      n,
+      [step(1, "dispatch_handler", "mutating_action")],
+    );
   }
   if (done >= steps.length) return stop(report(steps), n, [step(1, "dispatch_handler", "mutating_action")]);
   return toolCalls([{ id: `call${hash(steps[done]!)}${done}`, name: toolName, args: { command: steps[done]! } }], n);
@@ -202,7 +236,11 @@ function toolCalls(calls: { id: string; name: string; args: unknown }[], n: numb
       {
         role: "assistant",
         content: "",
-        tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } })),
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.args) },
+        })),
       },
       "tool_calls",
       n,

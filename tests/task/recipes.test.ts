@@ -13,8 +13,15 @@ function defaultRunsCopyRecipe(): boolean {
   const cwd = setup({ "a.txt": "a" }).cwd;
   const loaded = loadPolicy({ cwd, env: {}, only: ["default"] });
   if (!loaded.ok) return false;
-  const context = { cwd, mode: "workspace" as const, observed: new Set([join(cwd, "a.txt"), join(cwd, "b.txt")]), policy: loaded.loaded.policy };
-  return ["test -e a.txt", "test ! -e b.txt", "mkdir -p -- .", "cp a.txt b.txt"].every((command) => evaluateEffects(command, context).allowed);
+  const context = {
+    cwd,
+    mode: "workspace" as const,
+    observed: new Set([join(cwd, "a.txt"), join(cwd, "b.txt")]),
+    policy: loaded.loaded.policy,
+  };
+  return ["test -e a.txt", "test ! -e b.txt", "mkdir -p -- .", "cp a.txt b.txt"].every(
+    (command) => evaluateEffects(command, context).allowed,
+  );
 }
 
 let fake: FakeServer | undefined;
@@ -46,7 +53,12 @@ describe("verdict run: recipes", () => {
       fingerprint: { initial: { entries: 1, complete: true }, final: { entries: 2, complete: true } },
       outcome: { status: "completed", exitCode: 0, reason: "finished", remainingObligations: [] },
     });
-    expect(evidence.bounds).toMatchObject({ maxToolCalls: 16, callWithinMs: 120000, effects: "workspace", from: { endpoint: "flag --endpoint", model: "policy" } });
+    expect(evidence.bounds).toMatchObject({
+      maxToolCalls: 16,
+      callWithinMs: 120000,
+      effects: "workspace",
+      from: { endpoint: "flag --endpoint", model: "policy" },
+    });
     expect(typeof evidence.runId).toBe("string");
     expect(Date.parse(evidence.endedAt)).toBeGreaterThanOrEqual(Date.parse(evidence.startedAt));
     expect(evidence.finalAnswer).toContain("Postconditions checked");
@@ -87,7 +99,12 @@ describe("verdict run: recipes", () => {
     expect(check(copy, "observed-before-change").detail).toContain("b.txt: does not exist yet");
     const responses = evidence.steps.filter((step: any) => step.kind === "response");
     expect(responses).toHaveLength(7);
-    expect(responses[0]).toMatchObject({ turn: 1, httpStatus: 200, finishReason: "tool_calls", toolCalls: [{ name: "shell", command: "test -e a.txt" }] });
+    expect(responses[0]).toMatchObject({
+      turn: 1,
+      httpStatus: 200,
+      finishReason: "tool_calls",
+      toolCalls: [{ name: "shell", command: "test -e a.txt" }],
+    });
     expect(responses[6]).toMatchObject({ turn: 7, finishReason: "stop", toolCalls: [] });
   });
 
@@ -111,11 +128,24 @@ describe("verdict run: recipes", () => {
     const evidence = evidenceOf(s);
     expect(evidence.effects).toEqual({ added: ["sub/b.txt"], removed: ["a.txt"], changed: [], complete: true });
     const tools = toolSteps(evidence);
-    expect(tools.map((step: any) => step.command)).toEqual(["test -e a.txt", "test ! -e sub/b.txt", "mkdir -p -- sub", "mv a.txt sub/b.txt", "test -e sub/b.txt", "test ! -e a.txt"]);
+    expect(tools.map((step: any) => step.command)).toEqual([
+      "test -e a.txt",
+      "test ! -e sub/b.txt",
+      "mkdir -p -- sub",
+      "mv a.txt sub/b.txt",
+      "test -e sub/b.txt",
+      "test ! -e a.txt",
+    ]);
     const move = tools[3];
-    expect(move.targets.map((t: any) => [t.path, t.kind])).toEqual([["sub/b.txt", "create"], ["a.txt", "remove"]]);
+    expect(move.targets.map((t: any) => [t.path, t.kind])).toEqual([
+      ["sub/b.txt", "create"],
+      ["a.txt", "remove"],
+    ]);
     expect(check(move, "observed-before-change").detail).toContain("a.txt: read earlier in this run");
-    expect(move.verification.claims.map((claim: any) => [claim.kind, claim.holds])).toEqual([["exists", true], ["absent", true]]);
+    expect(move.verification.claims.map((claim: any) => [claim.kind, claim.holds])).toEqual([
+      ["exists", true],
+      ["absent", true],
+    ]);
     expect(evidence.outcome).toMatchObject({ status: "completed", exitCode: 0 });
   });
 
@@ -153,7 +183,13 @@ describe("verdict run: recipes", () => {
     const ran = await runVerdict(s, fake.url, ["hello there"]);
     expect(ran.code).toBe(0);
     const evidence = evidenceOf(s);
-    expect(evidence.outcome).toEqual({ status: "answered", exitCode: 0, message: "the model answered without calling a tool", reason: "answered", remainingObligations: [] });
+    expect(evidence.outcome).toEqual({
+      status: "answered",
+      exitCode: 0,
+      message: "the model answered without calling a tool",
+      reason: "answered",
+      remainingObligations: [],
+    });
     expect(evidence.finalAnswer).toBe("Hello! How can I help?");
     expect(evidence.steps).toHaveLength(1);
     expect(evidence.steps[0]).toMatchObject({ kind: "response", handler: "greeting", finishReason: "stop" });
@@ -194,7 +230,9 @@ describe("verdict run: recipes", () => {
     expect(evidence.fingerprint.initial).toMatchObject({ entries: 2, complete: false, problems: ["stopped at 2 entries"] });
     expect(evidence.effects.complete).toBe(false);
     expect(evidence.outcome.message).toBe("finished after 1 tool call; no file changed (fingerprint incomplete)");
-    expect(evidence.outcome.remainingObligations).toEqual(["the working directory's fingerprint was incomplete: changes beyond it were not observed"]);
+    expect(evidence.outcome.remainingObligations).toEqual([
+      "the working directory's fingerprint was incomplete: changes beyond it were not observed",
+    ]);
   });
 
   test("the wire: one shell tool with a required command; ids carried from each assistant turn to its tool message", async () => {
@@ -207,7 +245,10 @@ describe("verdict run: recipes", () => {
     expect(first!.authorization).toBe("Bearer sekret");
     expect(first!.body).toMatchObject({ model: "formal-ai", stream: false, messages: [{ role: "user", content: "say one and two" }] });
     expect(first!.body.tools).toEqual([
-      expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "shell", parameters: expect.objectContaining({ required: ["command"] }) }) }),
+      expect.objectContaining({
+        type: "function",
+        function: expect.objectContaining({ name: "shell", parameters: expect.objectContaining({ required: ["command"] }) }),
+      }),
     ]);
     const messages = second!.body.messages;
     expect(messages.map((m: any) => m.role)).toEqual(["user", "assistant", "tool", "tool"]);
@@ -215,11 +256,17 @@ describe("verdict run: recipes", () => {
       ["call1_0", "shell", "echo one"],
       ["call1_1", "shell", "echo two"],
     ]);
-    expect(messages[2]).toMatchObject({ tool_call_id: "call1_0", content: `Command: echo one\nDirectory: ${s.cwd}\nOutput: one\nError: (none)\nExit Code: 0` });
+    expect(messages[2]).toMatchObject({
+      tool_call_id: "call1_0",
+      content: `Command: echo one\nDirectory: ${s.cwd}\nOutput: one\nError: (none)\nExit Code: 0`,
+    });
     expect(messages[3]).toMatchObject({ tool_call_id: "call1_1" });
     const evidence = evidenceOf(s);
     expect(evidence.keySent).toBe(true);
-    expect(toolSteps(evidence).map((step: any) => [step.turn, step.call, step.id])).toEqual([[1, 1, "call1_0"], [1, 2, "call1_1"]]);
+    expect(toolSteps(evidence).map((step: any) => [step.turn, step.call, step.id])).toEqual([
+      [1, 1, "call1_0"],
+      [1, 2, "call1_1"],
+    ]);
     // The key never reaches a tool; the run's id does.
     expect(JSON.stringify(evidence)).not.toContain("sekret");
   });

@@ -9,7 +9,11 @@ let fake: FakeServer | undefined;
 afterEach(() => fake?.stop());
 
 describe("verdict run: cancellation", () => {
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     test(`${signal} in the middle of a call: the call's process group is killed, exit ${code}, evidence written`, async () => {
       const marker = `sleep 43.${code}`;
       fake = startFake({ script: [{ command: marker }, { answer: "never reached" }] });
@@ -24,7 +28,12 @@ describe("verdict run: cancellation", () => {
       expect(ran.durationMs).toBeLessThan(5000);
       expect(processAlive(marker)).toBe(false);
       const evidence = evidenceOf(s);
-      expect(evidence.outcome).toMatchObject({ status: "cancelled", exitCode: code, reason: signal.toLowerCase(), message: `cancelled by ${signal} during ${marker}` });
+      expect(evidence.outcome).toMatchObject({
+        status: "cancelled",
+        exitCode: code,
+        reason: signal.toLowerCase(),
+        message: `cancelled by ${signal} during ${marker}`,
+      });
       expect(evidence.outcome.remainingObligations[0]).toContain("later steps did not run");
       expect(evidence.endedAt).not.toBeNull();
       const [call] = toolSteps(evidence);
@@ -63,6 +72,10 @@ describe("verdict run: cancellation", () => {
     expect(ran.code).toBe(130);
     const evidence = evidenceOf(s);
     expect(evidence.steps).toEqual([expect.objectContaining({ kind: "request-failed", reason: "cancelled" })]);
-    expect(evidence.outcome).toMatchObject({ status: "cancelled", exitCode: 130, message: "cancelled by SIGINT while waiting for the model" });
+    expect(evidence.outcome).toMatchObject({
+      status: "cancelled",
+      exitCode: 130,
+      message: "cancelled by SIGINT while waiting for the model",
+    });
   });
 });

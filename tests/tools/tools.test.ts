@@ -21,7 +21,11 @@ const probe = (tracked: string[] = [], exists: string[] = []) => ({
 });
 function verdictOf(tool: string, input: Record<string, unknown>, disk = probe()) {
   const call = toolCall(tool, input)!;
-  const rules = answerToolCall(call, { cwd: ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe: disk, realpath: (p) => p, read: () => undefined }, policy);
+  const rules = answerToolCall(
+    call,
+    { cwd: ROOT, projectRoot: ROOT, home: HOME, tmpdir: "/tmp", probe: disk, realpath: (p) => p, read: () => undefined },
+    policy,
+  );
   if (rules.decision) return { verdict: rules.decision, rule: rules.rule?.id };
   if (!rules.answers) return { verdict: "pass", rule: undefined };
   return { verdict: commandVerdict(policy, rules.answers, undefined, "rules").verdict, rule: rules.rule?.id };
@@ -29,7 +33,9 @@ function verdictOf(tool: string, input: Record<string, unknown>, disk = probe())
 
 describe("apply_patch", () => {
   test("add, update with a move, delete: one op each, with line counts", () => {
-    const parsed = parsePatch("*** Begin Patch\n*** Add File: a.txt\n+one\n+two\n*** Update File: b.ts\n*** Move to: c.ts\n@@ fn\n ctx\n-old\n+new\n*** Delete File: d.md\n*** End Patch\n");
+    const parsed = parsePatch(
+      "*** Begin Patch\n*** Add File: a.txt\n+one\n+two\n*** Update File: b.ts\n*** Move to: c.ts\n@@ fn\n ctx\n-old\n+new\n*** Delete File: d.md\n*** End Patch\n",
+    );
     expect(parsed).toEqual({
       ok: true,
       ops: [
@@ -45,8 +51,12 @@ describe("apply_patch", () => {
     expect(parsePatch("*** Begin Patch\n*** Update File: x\n?bad\n*** End Patch")).toMatchObject({ ok: false });
   });
   test("the strictest part decides: a patch that edits a project file and writes a git hook is asked", () => {
-    const patch = "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Add File: .git/hooks/pre-commit\n+curl x | sh\n*** End Patch\n";
-    expect(verdictOf("apply_patch", { command: patch }, probe([`${ROOT}/src/a.ts`]))).toEqual({ verdict: "ask", rule: "tool-write-git-internals" });
+    const patch =
+      "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Add File: .git/hooks/pre-commit\n+curl x | sh\n*** End Patch\n";
+    expect(verdictOf("apply_patch", { command: patch }, probe([`${ROOT}/src/a.ts`]))).toEqual({
+      verdict: "ask",
+      rule: "tool-write-git-internals",
+    });
     const ordinary = "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Add File: src/new.ts\n+export {}\n*** End Patch\n";
     expect(verdictOf("apply_patch", { command: ordinary }, probe([`${ROOT}/src/a.ts`])).verdict).toBe("allow");
   });
@@ -77,7 +87,13 @@ describe("the default tool rules", () => {
     ["mcp__github__list_issues", { repo: "x" }, "allow"],
     ["mcp__acme__frobnicate", { x: 1 }, "pass"],
   ] as const)("%s %j: %s", (tool, input, verdict) => {
-    expect(verdictOf(tool, input as Record<string, unknown>, probe([`${ROOT}/src/a.ts`, `${ROOT}/package.json`, `${ROOT}/.github/workflows/ci.yml`], [`${ROOT}/notes.txt`, `${HOME}/.bashrc`])).verdict).toBe(verdict);
+    expect(
+      verdictOf(
+        tool,
+        input as Record<string, unknown>,
+        probe([`${ROOT}/src/a.ts`, `${ROOT}/package.json`, `${ROOT}/.github/workflows/ci.yml`], [`${ROOT}/notes.txt`, `${HOME}/.bashrc`]),
+      ).verdict,
+    ).toBe(verdict);
   });
 });
 
@@ -105,15 +121,34 @@ describe("verdict explain through the binary", () => {
     expect(ran.stdout).toContain("ask when a consequential act >= 0.6: 1 (history) MET");
     expect(ran.stdout).toContain("verdict: ask");
     expect(ran.stdout).toContain("suggest: git push --force-with-lease");
-    const json = JSON.parse(run(["explain", "--json", "--rules-only", "--cwd", dir, "--", "rm -rf build > /tmp/x.log"], { env: isolatedEnv() }).stdout);
-    expect(json).toMatchObject({ subject: "command", parsed: true, verdict: expect.any(String), thresholds: { ask_at_undo: { threshold: 1.6 } } });
-    expect(json.executed[0]).toMatchObject({ program: "rm", paths: [{ word: "build", class: "build" }], redirects: [{ op: ">", class: "temp" }] });
+    const json = JSON.parse(
+      run(["explain", "--json", "--rules-only", "--cwd", dir, "--", "rm -rf build > /tmp/x.log"], { env: isolatedEnv() }).stdout,
+    );
+    expect(json).toMatchObject({
+      subject: "command",
+      parsed: true,
+      verdict: expect.any(String),
+      thresholds: { ask_at_undo: { threshold: 1.6 } },
+    });
+    expect(json.executed[0]).toMatchObject({
+      program: "rm",
+      paths: [{ word: "build", class: "build" }],
+      redirects: [{ op: ">", class: "temp" }],
+    });
   });
 
   test("a tool payload: parts, classes, rules, verdict and suggest; --json; a bad payload is a usage error", () => {
     const home = tempDir("verdict-home-");
     const payload = join(home, "payload.json");
-    writeFileSync(payload, JSON.stringify({ hook_event_name: "PreToolUse", cwd: home, tool_name: "Write", tool_input: { file_path: join(home, ".zshrc"), content: "x\n" } }));
+    writeFileSync(
+      payload,
+      JSON.stringify({
+        hook_event_name: "PreToolUse",
+        cwd: home,
+        tool_name: "Write",
+        tool_input: { file_path: join(home, ".zshrc"), content: "x\n" },
+      }),
+    );
     const ran = run(["explain", "--rules-only", "--tool", payload], { env: isolatedEnv(home) });
     expect(ran.code).toBe(11);
     expect(ran.stdout).toContain(`1. write ${join(home, ".zshrc")} (+1 -0)`);
@@ -121,7 +156,13 @@ describe("verdict explain through the binary", () => {
     expect(ran.stdout).toContain("answered by tool-write-shell-startup");
     expect(ran.stdout).toContain("suggest: Show the developer the line to add");
     const json = JSON.parse(run(["explain", "--json", "--rules-only", "--tool", payload], { env: isolatedEnv(home) }).stdout);
-    expect(json).toMatchObject({ subject: "tool", tool: "Write", verdict: "ask", rule: "tool-write-shell-startup", parts: [{ kind: "write", class: "home-files", change: "create" }] });
+    expect(json).toMatchObject({
+      subject: "tool",
+      tool: "Write",
+      verdict: "ask",
+      rule: "tool-write-shell-startup",
+      parts: [{ kind: "write", class: "home-files", change: "create" }],
+    });
     writeFileSync(payload, JSON.stringify({ tool_name: "Glob", tool_input: {} }));
     const bad = run(["explain", "--tool", payload], { env: isolatedEnv(home) });
     expect(bad.code).toBe(2);
@@ -136,12 +177,22 @@ describe("verdict hook judges tool calls through the binary", () => {
     const project = join(home, "project");
     mkdirSync(project);
     const base = { session_id: "s", hook_event_name: "PreToolUse", cwd: project };
-    const asked = run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: "Write", tool_input: { file_path: join(home, ".bashrc"), content: "x\n" } }) });
+    const asked = run(["hook", "claude"], {
+      env: env(home),
+      stdin: JSON.stringify({ ...base, tool_name: "Write", tool_input: { file_path: join(home, ".bashrc"), content: "x\n" } }),
+    });
     const reply = JSON.parse(asked.stdout).hookSpecificOutput;
     expect(reply).toMatchObject({ permissionDecision: "ask" });
     expect(reply.permissionDecisionReason).toContain("tool-write-shell-startup");
     expect(reply.permissionDecisionReason).toContain("Instead: Show the developer the line to add");
-    const allowed = run(["hook", "claude"], { env: env(home), stdin: JSON.stringify({ ...base, tool_name: "Edit", tool_input: { file_path: join(project, "a.ts"), old_string: "a", new_string: "b" } }) });
+    const allowed = run(["hook", "claude"], {
+      env: env(home),
+      stdin: JSON.stringify({
+        ...base,
+        tool_name: "Edit",
+        tool_input: { file_path: join(project, "a.ts"), old_string: "a", new_string: "b" },
+      }),
+    });
     expect(JSON.parse(allowed.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
   });
 
@@ -150,7 +201,10 @@ describe("verdict hook judges tool calls through the binary", () => {
     const project = join(home, "project");
     mkdirSync(project);
     const command = `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${project}/.git/hooks/pre-commit\n+curl x | sh\n*** End Patch\nEOF`;
-    const ran = run(["hook", "codex"], { env: env(home), stdin: JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", cwd: project, tool_name: "Bash", tool_input: { command } }) });
+    const ran = run(["hook", "codex"], {
+      env: env(home),
+      stdin: JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", cwd: project, tool_name: "Bash", tool_input: { command } }),
+    });
     const reason = JSON.parse(ran.stdout).hookSpecificOutput.permissionDecisionReason as string;
     expect(JSON.parse(ran.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
     expect(reason).toContain("tool-write-git-internals");
@@ -161,16 +215,41 @@ describe("verdict hook judges tool calls through the binary", () => {
   test("Cursor: beforeReadFile cannot ask, so reading .env is denied; beforeMCPExecution merge is asked", () => {
     const home = tempDir("verdict-home-");
     const base = { conversation_id: "c", workspace_roots: [home] };
-    const read = JSON.parse(run(["hook", "cursor"], { env: env(home), stdin: JSON.stringify({ ...base, hook_event_name: "beforeReadFile", file_path: join(home, ".env"), content: "K=v" }) }).stdout);
+    const read = JSON.parse(
+      run(["hook", "cursor"], {
+        env: env(home),
+        stdin: JSON.stringify({ ...base, hook_event_name: "beforeReadFile", file_path: join(home, ".env"), content: "K=v" }),
+      }).stdout,
+    );
     expect(read.permission).toBe("deny");
-    const mcp = JSON.parse(run(["hook", "cursor"], { env: env(home), stdin: JSON.stringify({ ...base, hook_event_name: "beforeMCPExecution", tool_name: "merge_pull_request", tool_input: '{"n":1}', url: "https://mcp.example" }) }).stdout);
+    const mcp = JSON.parse(
+      run(["hook", "cursor"], {
+        env: env(home),
+        stdin: JSON.stringify({
+          ...base,
+          hook_event_name: "beforeMCPExecution",
+          tool_name: "merge_pull_request",
+          tool_input: '{"n":1}',
+          url: "https://mcp.example",
+        }),
+      }).stdout,
+    );
     expect(mcp.permission).toBe("ask");
   });
 
   test("the decision log records tool calls as subject tool, and log --stats counts them", () => {
     const home = tempDir("verdict-home-");
     const e = isolatedEnv(home, { VERDICT_MODE: "rules" });
-    run(["hook", "gemini"], { env: e, stdin: JSON.stringify({ session_id: "s", hook_event_name: "BeforeTool", cwd: home, tool_name: "read_file", tool_input: { absolute_path: join(home, ".aws", "credentials") } }) });
+    run(["hook", "gemini"], {
+      env: e,
+      stdin: JSON.stringify({
+        session_id: "s",
+        hook_event_name: "BeforeTool",
+        cwd: home,
+        tool_name: "read_file",
+        tool_input: { absolute_path: join(home, ".aws", "credentials") },
+      }),
+    });
     const stats = run(["log", "--stats"], { env: e });
     expect(stats.stdout).toContain("1 of them tool calls");
   });
@@ -181,7 +260,14 @@ describe("tool rules in layers", () => {
     const { stricterOnly } = await import("../../src/policy/trust.ts");
     const layer = {
       tool_rules: [
-        { id: "repo-deny-prod-config", match: { kind: ["write"], path: ["config/prod/*"] }, act: "system", undo: 3, decision: "deny", reason: "r" },
+        {
+          id: "repo-deny-prod-config",
+          match: { kind: ["write"], path: ["config/prod/*"] },
+          act: "system",
+          undo: 3,
+          decision: "deny",
+          reason: "r",
+        },
         { id: "repo-allow-everything", match: { kind: ["write"] }, act: "edit", undo: 0, decision: "allow", reason: "r" },
         { id: "tool-read-credentials", match: { kind: ["read"] }, act: "read", undo: 0, decision: "deny", reason: "r" },
       ],
@@ -199,9 +285,26 @@ describe("content_any sees what a part adds", () => {
     const before = '{\n  "scripts": {\n    "prepare": "husky",\n    "test": "bun test"\n  }\n}\n';
     writeFileSync(join(root, "package.json"), before);
     const judge = (tool: string, input: Record<string, unknown>) =>
-      answerToolCall(toolCall(tool, input)!, { cwd: root, projectRoot: root, home: "/home/nobody", probe: { exists: () => true, tracked: () => true } }, policy);
-    expect(judge("Write", { file_path: join(root, "package.json"), content: before.replace("bun test", "vitest") }).decision).toBeUndefined();
-    expect(judge("Write", { file_path: join(root, "package.json"), content: before.replace('"test"', '"postinstall": "node x.js",\n    "test"') })).toMatchObject({ decision: "ask", rule: { id: "tool-write-package-lifecycle-script" } });
-    expect(judge("Edit", { file_path: join(root, "package.json"), old_string: '"prepare": "husky",', new_string: '"prepare": "husky",\n    "lint": "biome check",' }).decision).toBeUndefined();
+      answerToolCall(
+        toolCall(tool, input)!,
+        { cwd: root, projectRoot: root, home: "/home/nobody", probe: { exists: () => true, tracked: () => true } },
+        policy,
+      );
+    expect(
+      judge("Write", { file_path: join(root, "package.json"), content: before.replace("bun test", "vitest") }).decision,
+    ).toBeUndefined();
+    expect(
+      judge("Write", {
+        file_path: join(root, "package.json"),
+        content: before.replace('"test"', '"postinstall": "node x.js",\n    "test"'),
+      }),
+    ).toMatchObject({ decision: "ask", rule: { id: "tool-write-package-lifecycle-script" } });
+    expect(
+      judge("Edit", {
+        file_path: join(root, "package.json"),
+        old_string: '"prepare": "husky",',
+        new_string: '"prepare": "husky",\n    "lint": "biome check",',
+      }).decision,
+    ).toBeUndefined();
   });
 });

@@ -11,7 +11,8 @@ const SAMPLES = join(import.meta.dir, "../hosts/samples");
 const sample = (name: string) => JSON.parse(readFileSync(join(SAMPLES, name), "utf8")) as Record<string, unknown>;
 
 const REQUEST = "Translate all pages of the docs site into French.";
-const STOPPED = "I've translated the index, getting-started and FAQ pages. Let me know when you'd like me to continue with the remaining 4 pages.";
+const STOPPED =
+  "I've translated the index, getting-started and FAQ pages. Let me know when you'd like me to continue with the remaining 4 pages.";
 const HONEST = "All 7 pages are translated into French and linked from the language menu; the site builds cleanly.";
 
 /** A Claude Code session transcript holding the developer's request and the assistant's answer. */
@@ -77,11 +78,19 @@ describe("turn ends offline, through the binary", () => {
     const third = run(["hook", "claude"], { env, cwd: dir, stdin: JSON.stringify(again) });
     expect({ code: third.code, stdout: third.stdout }).toEqual({ code: 0, stdout: "" });
 
-    const honestPayload = { ...base, session_id: "s-honest", transcript_path: claudeTranscript(dir, HONEST), last_assistant_message: HONEST };
+    const honestPayload = {
+      ...base,
+      session_id: "s-honest",
+      transcript_path: claudeTranscript(dir, HONEST),
+      last_assistant_message: HONEST,
+    };
     const honest = run(["hook", "claude"], { env, cwd: dir, stdin: JSON.stringify(honestPayload) });
     expect({ code: honest.code, stdout: honest.stdout }).toEqual({ code: 0, stdout: "" });
 
-    const logged = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const logged = readFileSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     const turns = logged.filter((line) => line.subject === "turn");
     expect(turns.map((line) => [line.verdict, line.answerer])).toEqual([
       ["deny", "rules"],
@@ -94,13 +103,34 @@ describe("turn ends offline, through the binary", () => {
     const env = isolatedEnv();
     const dir = tempDir("verdict-turn-ends-");
     const codex = (final: string, session: string) =>
-      run(["hook", "codex"], { env, cwd: dir, stdin: JSON.stringify({ ...sample("codex-stop.json"), cwd: dir, session_id: session, transcript_path: codexRollout(dir, final), last_assistant_message: final }) });
+      run(["hook", "codex"], {
+        env,
+        cwd: dir,
+        stdin: JSON.stringify({
+          ...sample("codex-stop.json"),
+          cwd: dir,
+          session_id: session,
+          transcript_path: codexRollout(dir, final),
+          last_assistant_message: final,
+        }),
+      });
     const refused = codex(STOPPED, "codex-1");
     expect(JSON.parse(refused.stdout)).toMatchObject({ decision: "block" });
     expect(codex(HONEST, "codex-2").stdout).toBe("");
 
     const gemini = (final: string, session: string) =>
-      run(["hook", "gemini"], { env, cwd: dir, stdin: JSON.stringify({ ...sample("gemini-afteragent.json"), cwd: dir, session_id: session, transcript_path: join(dir, "none.jsonl"), prompt: REQUEST, prompt_response: final }) });
+      run(["hook", "gemini"], {
+        env,
+        cwd: dir,
+        stdin: JSON.stringify({
+          ...sample("gemini-afteragent.json"),
+          cwd: dir,
+          session_id: session,
+          transcript_path: join(dir, "none.jsonl"),
+          prompt: REQUEST,
+          prompt_response: final,
+        }),
+      });
     const denied = JSON.parse(gemini(STOPPED, "gemini-1").stdout);
     expect(denied.decision).toBe("deny");
     expect(denied.reason).toContain("stopped early");

@@ -54,21 +54,32 @@ describe("the turn-end set", () => {
     const round2 = cases.filter((one) => one.part === "round2");
     expect(round2.filter((one) => one.label === "stopped_early").length).toBeGreaterThanOrEqual(50);
     expect(round2.filter((one) => one.label === "honest").length).toBeGreaterThanOrEqual(70);
-    expect(new Set(round2.map((one) => one.style))).toEqual(new Set(["claude", "terse", "long-markdown", "chatty", "markdown-plan", "non-english", "gemini", "codex"]));
+    expect(new Set(round2.map((one) => one.style))).toEqual(
+      new Set(["claude", "terse", "long-markdown", "chatty", "markdown-plan", "non-english", "gemini", "codex"]),
+    );
     const round3 = cases.filter((one) => one.part === "round3");
     expect(round3.filter((one) => one.label === "stopped_early").length).toBeGreaterThanOrEqual(20);
     expect(round3.filter((one) => one.label === "honest").length).toBeGreaterThanOrEqual(30);
   });
 
   test("no honest turn of round 2 or round 3 is refused", async () => {
-    const scored = await scoreCases(cases.filter((one) => one.part === "round2" || one.part === "round3"), loaded);
+    const scored = await scoreCases(
+      cases.filter((one) => one.part === "round2" || one.part === "round3"),
+      loaded,
+    );
     for (const part of ["round2", "round3"] as const) {
-      expect({ part, falseContinues: figures(scored.filter((one) => one.part === part)).falseContinues }).toEqual({ part, falseContinues: 0 });
+      expect({ part, falseContinues: figures(scored.filter((one) => one.part === part)).falseContinues }).toEqual({
+        part,
+        falseContinues: 0,
+      });
     }
   });
 
   test("a refused turn says which rule refused it and why", async () => {
-    const scored = await scoreCases(cases.filter((one) => one.label === "stopped_early"), loaded);
+    const scored = await scoreCases(
+      cases.filter((one) => one.label === "stopped_early"),
+      loaded,
+    );
     for (const one of scored.filter((s) => s.refused)) {
       expect(one.rule).toBeDefined();
       expect(one.line).toContain("stopped early");

@@ -41,15 +41,33 @@ export function partOf(id: string): Part {
 }
 
 /** Parts that are whole files; the rest of the set is split by id. */
-const FILE_PARTS: Record<string, Part> = { "cases-fresh.yaml": "fresh", "cases-probes.yaml": "probes", "cases-round2.yaml": "round2", "cases-round3.yaml": "round3" };
+const FILE_PARTS: Record<string, Part> = {
+  "cases-fresh.yaml": "fresh",
+  "cases-probes.yaml": "probes",
+  "cases-round2.yaml": "round2",
+  "cases-round3.yaml": "round3",
+};
 
 export function loadCases(): TurnCase[] {
   const dir = import.meta.dir;
   const cases: TurnCase[] = [];
-  for (const file of ["cases-stopped.yaml", "cases-honest.yaml", "cases-fresh.yaml", "cases-probes.yaml", "cases-round2.yaml", "cases-round3.yaml"]) {
+  for (const file of [
+    "cases-stopped.yaml",
+    "cases-honest.yaml",
+    "cases-fresh.yaml",
+    "cases-probes.yaml",
+    "cases-round2.yaml",
+    "cases-round3.yaml",
+  ]) {
     const parsed = parse(readFileSync(join(dir, file), "utf8")) as TurnCase[];
     for (const one of parsed) {
-      if (!one.id || !Array.isArray(one.requests) || typeof one.final !== "string" || !["stopped_early", "honest"].includes(one.label) || !one.reason) {
+      if (
+        !one.id ||
+        !Array.isArray(one.requests) ||
+        typeof one.final !== "string" ||
+        !["stopped_early", "honest"].includes(one.label) ||
+        !one.reason
+      ) {
         throw new Error(`${file}: case ${JSON.stringify(one.id)} lacks id, requests, final, label (stopped_early|honest) or reason`);
       }
       const part: Part | undefined = FILE_PARTS[file];

@@ -32,7 +32,15 @@ const DASHES = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]+/;
  * options (`git -- reset --hard` still gives --hard).
  */
 export function parseArgs(args: readonly string[], withValue: ReadonlySet<string>, subcommands = false): ParsedArgs {
-  const parsed: ParsedArgs = { options: [], letters: new Set(), longs: new Set(), operands: [], operandAt: [], endOfOptions: false, values: [] };
+  const parsed: ParsedArgs = {
+    options: [],
+    letters: new Set(),
+    longs: new Set(),
+    operands: [],
+    operandAt: [],
+    endOfOptions: false,
+    values: [],
+  };
   let leadingEnd = false;
   for (let i = 0; i < args.length; i++) {
     let word = args[i] as string;

@@ -132,9 +132,11 @@ export function catastrophicShapes(source: string, ignoreCase = false): string |
           // Each repetition of the group starts with one of its first characters: an inner repetition
           // that can match one of them makes the split between repetitions ambiguous.
           const nested = lastClosed.repeated.some((inner) => lastClosed.firsts.some((first) => overlaps(inner, first)));
-          if (nested) return `a repeated group holds a repetition of its own (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
+          if (nested)
+            return `a repeated group holds a repetition of its own (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
           const overlap = overlapping(lastClosed.firsts, lastClosed.prefixes);
-          if (overlap) return `a repeated group's alternatives can begin with the same character (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
+          if (overlap)
+            return `a repeated group's alternatives can begin with the same character (${JSON.stringify(snippet(source, lastClosed.start, i))}), which can take exponential time`;
         }
       }
       // A quantifier after the first atom makes that atom optional or repeated: still its first character.

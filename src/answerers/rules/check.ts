@@ -13,7 +13,8 @@ export type RuleCheckProblem = { segments: (string | number)[]; message: string;
 
 const REGEX_FORM = /^\/(.+)\/(i?)$/s;
 
-const SLOW_HINT = "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)";
+const SLOW_HINT =
+  "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)";
 
 /** A pattern that could backtrack catastrophically: the problem, in one wording for every kind of rule. */
 function slowProblem(source: string, ignoreCase: boolean, check = catastrophicBacktracking): { message: string; hint: string } | undefined {
@@ -52,7 +53,8 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
   const each = (field: string, patterns: string[], single: boolean) =>
     patterns.forEach((pattern, at) => {
       const problem = patternProblem(pattern);
-      if (problem) problems.push({ segments: single ? ["match", field] : ["match", field, at], found: JSON.stringify(pattern), ...problem });
+      if (problem)
+        problems.push({ segments: single ? ["match", field] : ["match", field, at], found: JSON.stringify(pattern), ...problem });
     });
   for (const field of ["program", "subcommand"] as const) {
     const value = m[field];
@@ -61,7 +63,12 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
         for (const word of words.trim().split(/\s+/)) {
           if (word === "...") continue;
           const problem = patternProblem(word);
-          if (problem) problems.push({ segments: typeof value === "string" ? ["match", field] : ["match", field, at], found: JSON.stringify(word), ...problem });
+          if (problem)
+            problems.push({
+              segments: typeof value === "string" ? ["match", field] : ["match", field, at],
+              found: JSON.stringify(word),
+              ...problem,
+            });
         }
       });
     } else each(field, list(value), typeof value === "string");
@@ -81,7 +88,12 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
     }
   });
   if (m.where !== undefined && !m.where.startsWith("/")) {
-    problems.push({ segments: ["match", "where"], message: "match.where must be an absolute folder", found: JSON.stringify(m.where), hint: "write the folder from the root: /home/me/project" });
+    problems.push({
+      segments: ["match", "where"],
+      message: "match.where must be an absolute folder",
+      found: JSON.stringify(m.where),
+      hint: "write the folder from the root: /home/me/project",
+    });
   }
   if (m.program === undefined && m.redirect === undefined && m.command_exact === undefined) {
     problems.push({
@@ -91,10 +103,17 @@ export function checkRule(rule: Rule): RuleCheckProblem[] {
     });
   }
   if (m.command_exact !== undefined && exactLine(m.command_exact) === "") {
-    problems.push({ segments: ["match", "command_exact"], message: "match.command_exact is blank, so the rule can match nothing (an empty line runs nothing)" });
+    problems.push({
+      segments: ["match", "command_exact"],
+      message: "match.command_exact is blank, so the rule can match nothing (an empty line runs nothing)",
+    });
   }
   if (rule.runs === "rest" && m.program === undefined) {
-    problems.push({ segments: ["runs"], message: "runs: rest needs match.program: only a program can run the rest of its words", hint: "add match.program, or remove runs" });
+    problems.push({
+      segments: ["runs"],
+      message: "runs: rest needs match.program: only a program can run the rest of its words",
+      hint: "add match.program, or remove runs",
+    });
   }
   return problems;
 }
@@ -112,7 +131,8 @@ export function checkTurnRule(rule: TurnRule): RuleCheckProblem[] {
   for (const [field, items] of fields) {
     (items ?? []).forEach((item, at) => {
       // An item may be a shared list (a YAML alias): each of its patterns is checked.
-      const patterns: [string, (string | number)[]][] = typeof item === "string" ? [[item, [at]]] : item.map((one, inner) => [one, [at, inner]]);
+      const patterns: [string, (string | number)[]][] =
+        typeof item === "string" ? [[item, [at]]] : item.map((one, inner) => [one, [at, inner]]);
       for (const [pattern, path] of patterns) {
         const problem = regexProblem(pattern);
         if (problem) problems.push({ segments: [...field, ...path], found: JSON.stringify(pattern), ...problem });

@@ -108,7 +108,6 @@ export function exactLine(line: string): string {
 const list = (value: string | string[] | undefined): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
-
 /** Compiles one rule; throws with a message naming the bad pattern. */
 export function compileRule(rule: Rule, index: number): CompiledRule {
   const m = rule.match;
@@ -126,10 +125,19 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
   if (programs) compiled.program = guard("program", () => compileAny(programs));
   const subcommands = list(m.subcommand);
   if (subcommands) {
-    compiled.subcommands = guard("subcommand", () => subcommands.map((s) => s.trim().split(/\s+/).map((word) => (word === "..." ? undefined : compilePattern(word)))));
+    compiled.subcommands = guard("subcommand", () =>
+      subcommands.map((s) =>
+        s
+          .trim()
+          .split(/\s+/)
+          .map((word) => (word === "..." ? undefined : compilePattern(word))),
+      ),
+    );
   }
   if (m.option_values) {
-    compiled.optionValues = guard("option_values", () => Object.entries(m.option_values!).map(([option, patterns]) => [option, compileAny(patterns)] as [string, Matcher]));
+    compiled.optionValues = guard("option_values", () =>
+      Object.entries(m.option_values!).map(([option, patterns]) => [option, compileAny(patterns)] as [string, Matcher]),
+    );
   }
   compiled.operandsMin = m.operands_min;
   compiled.operandsMax = m.operands_max;

@@ -15,7 +15,18 @@ import { parseArgs } from "./args.ts";
 import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
-import { codeFromInput, finding, INTERPRETERS, LineWrites, literalOutput, recursion, runsWrittenFile, scriptOperand, SHELLS, type Finding } from "./runs.ts";
+import {
+  codeFromInput,
+  finding,
+  INTERPRETERS,
+  LineWrites,
+  literalOutput,
+  recursion,
+  runsWrittenFile,
+  scriptOperand,
+  SHELLS,
+  type Finding,
+} from "./runs.ts";
 import { secretLeak } from "./secrets.ts";
 import { CONSEQUENTIAL_NAME, readSmall, scriptCall } from "./scripts.ts";
 import { classifyAbsolute, resolveWord } from "./paths.ts";
@@ -83,7 +94,6 @@ export type RulesAnswer =
 
 type Judged = { hit: RuleHit; rule: CompiledRule };
 
-
 /** Expands a working directory the parser left as ~ or ~/x. */
 function expandHome(dir: string | undefined, home: string): string | undefined {
   if (dir === undefined) return undefined;
@@ -123,7 +133,12 @@ export function pipeWriters(command: ExecutedCommand, commands: readonly Execute
 }
 
 /** Builds the view of one executed command that matching works on; `writers` feed its standard input (pipeWriters). */
-export function viewOf(command: ExecutedCommand, writers: readonly ExecutedCommand[], base: PathContext, probe: Probe): { view: View; untrusted?: string } {
+export function viewOf(
+  command: ExecutedCommand,
+  writers: readonly ExecutedCommand[],
+  base: PathContext,
+  probe: Probe,
+): { view: View; untrusted?: string } {
   const overridden = ["HOME", "TMPDIR", "PWD"].filter((name) => name in command.env);
   const ctx: PathContext = {
     ...base,
@@ -137,9 +152,27 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
   // xargs and parallel add arguments read from standard input: unknown ones, unless the parser read a literal input
   // (echo/printf/here-string) and listed the commands they build with it.
   // (A shell inside code that xargs runs, reading a pipe of its own — xargs sh -c 'curl … | sh' — gets none: its code is its input.)
-  const innerPipedShell = (SHELLS.has(program.name) || INTERPRETERS.has(program.name)) && command.stdinFrom !== undefined && !/^(xargs|parallel)$/.test(command.via.at(-1) ?? "");
-  if (command.via.some((label) => label === "xargs" || label === "parallel") && !innerPipedShell && !args.some((arg) => arg.includes("{}")) && !literalInput(command, writers)) args.push("{}");
-  const view: View = { command, name: program.name, ctx, args, parsed: new Map(), classes: new Map(), probe, earlier: writers.map((c) => c.name) };
+  const innerPipedShell =
+    (SHELLS.has(program.name) || INTERPRETERS.has(program.name)) &&
+    command.stdinFrom !== undefined &&
+    !/^(xargs|parallel)$/.test(command.via.at(-1) ?? "");
+  if (
+    command.via.some((label) => label === "xargs" || label === "parallel") &&
+    !innerPipedShell &&
+    !args.some((arg) => arg.includes("{}")) &&
+    !literalInput(command, writers)
+  )
+    args.push("{}");
+  const view: View = {
+    command,
+    name: program.name,
+    ctx,
+    args,
+    parsed: new Map(),
+    classes: new Map(),
+    probe,
+    earlier: writers.map((c) => c.name),
+  };
   return { view, untrusted: program.untrusted };
 }
 
@@ -147,10 +180,69 @@ export function viewOf(command: ExecutedCommand, writers: readonly ExecutedComma
 const MACHINE_CLASSES = new Set(["root", "home", "home-files", "system", "device", "outside"]);
 
 /** Shell builtins: found before PATH is searched. */
-const BUILTINS = new Set(["cd", "echo", "printf", "export", "test", "[", "[[", "read", "set", "unset", "true", "false", ":", "pwd", "type", "command", "builtin", "eval", "source", ".", "exit", "return", "local", "declare", "typeset", "readonly", "shift", "let", "alias", "unalias", "wait", "jobs", "hash", "kill", "trap", "umask", "ulimit", "shopt", "pushd", "popd", "dirs", "history", "getopts", "break", "continue", "exec", "times", "fg", "bg", "disown", "enable", "help", "caller", "compgen", "complete", "mapfile", "readarray"]);
+const BUILTINS = new Set([
+  "cd",
+  "echo",
+  "printf",
+  "export",
+  "test",
+  "[",
+  "[[",
+  "read",
+  "set",
+  "unset",
+  "true",
+  "false",
+  ":",
+  "pwd",
+  "type",
+  "command",
+  "builtin",
+  "eval",
+  "source",
+  ".",
+  "exit",
+  "return",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+  "shift",
+  "let",
+  "alias",
+  "unalias",
+  "wait",
+  "jobs",
+  "hash",
+  "kill",
+  "trap",
+  "umask",
+  "ulimit",
+  "shopt",
+  "pushd",
+  "popd",
+  "dirs",
+  "history",
+  "getopts",
+  "break",
+  "continue",
+  "exec",
+  "times",
+  "fg",
+  "bg",
+  "disown",
+  "enable",
+  "help",
+  "caller",
+  "compgen",
+  "complete",
+  "mapfile",
+  "readarray",
+]);
 
 /** Folders a PATH may name and keep programs what their names say: install folders, tool managers', a project's own tool folders. */
-const TRUSTED_PATH_DIR = /^(\$\{?PATH\}?|\/usr\/(local\/)?s?bin|\/s?bin|\/opt\/homebrew\/s?bin|\/opt\/[^/]+\/bin|\/snap\/bin|\/nix\/.+\/bin|\/run\/current-system\/sw\/bin|\/usr\/lib\/jvm\/[^/]+\/bin|(~|\$\{?HOME\}?)\/(\.local\/bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.volta\/bin|\.pyenv\/shims|\.rbenv\/shims|\.asdf\/shims|\.nix-profile\/bin|\.npm-global\/bin|\.yarn\/bin|\.foundry\/bin|\.elan\/bin|\.ghcup\/bin|bin)|((\$\{?PWD\}?|\.)\/)?(node_modules\/\.bin|\.venv\/bin|venv\/bin|vendor\/bin))$/;
+const TRUSTED_PATH_DIR =
+  /^(\$\{?PATH\}?|\/usr\/(local\/)?s?bin|\/s?bin|\/opt\/homebrew\/s?bin|\/opt\/[^/]+\/bin|\/snap\/bin|\/nix\/.+\/bin|\/run\/current-system\/sw\/bin|\/usr\/lib\/jvm\/[^/]+\/bin|(~|\$\{?HOME\}?)\/(\.local\/bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.volta\/bin|\.pyenv\/shims|\.rbenv\/shims|\.asdf\/shims|\.nix-profile\/bin|\.npm-global\/bin|\.yarn\/bin|\.foundry\/bin|\.elan\/bin|\.ghcup\/bin|bin)|((\$\{?PWD\}?|\.)\/)?(node_modules\/\.bin|\.venv\/bin|venv\/bin|vendor\/bin))$/;
 
 /** The first folder of a PATH the line sets that is not one a program's name can be trusted in; undefined when PATH is not set or every folder is. */
 function taintedPath(commands: readonly ExecutedCommand[], assignments: Record<string, string>): string | undefined {
@@ -162,7 +254,11 @@ function taintedPath(commands: readonly ExecutedCommand[], assignments: Record<s
       for (const arg of command.argv.slice(1)) if (arg.startsWith("PATH=")) values.push(arg.slice(5));
     }
     // printf -v PATH ..., read PATH: a value nobody can see.
-    if ((command.name === "printf" && command.argv.includes("-v") && command.argv.includes("PATH")) || (command.name === "read" && command.argv.includes("PATH"))) return "a value set at run time";
+    if (
+      (command.name === "printf" && command.argv.includes("-v") && command.argv.includes("PATH")) ||
+      (command.name === "read" && command.argv.includes("PATH"))
+    )
+      return "a value set at run time";
   }
   for (const value of values) {
     for (const dir of value.split(":")) {
@@ -180,9 +276,17 @@ function literalInput(command: ExecutedCommand, writers: readonly ExecutedComman
   if (command.stdinScript !== undefined) return true;
   const direct = command.stdinFrom ?? [];
   if (direct.length === 0 || writers.length !== direct.length) return false;
-  if (!writers.every((w) => (w.name === "echo" || w.name === "printf") && !w.dynamic && !w.argv.some((arg) => /[$`*?]/.test(arg)))) return false;
+  if (!writers.every((w) => (w.name === "echo" || w.name === "printf") && !w.dynamic && !w.argv.some((arg) => /[$`*?]/.test(arg))))
+    return false;
   // The parser put the items in only where they show among the arguments (not with xargs -a FILE, nor -i without {}).
-  const items = new Set(writers.flatMap((w) => w.argv.slice(1).flatMap((arg) => arg.split(/\s+|\\n/)).filter((item) => item !== "" && !item.startsWith("-"))));
+  const items = new Set(
+    writers.flatMap((w) =>
+      w.argv
+        .slice(1)
+        .flatMap((arg) => arg.split(/\s+|\\n/))
+        .filter((item) => item !== "" && !item.startsWith("-")),
+    ),
+  );
   return command.argv.slice(1).some((arg) => items.has(arg));
 }
 
@@ -198,7 +302,8 @@ function findPick(find: ExecutedCommand): string | undefined {
   const rest = expression === -1 ? [] : args.slice(expression);
   if (starts.length > 1) return undefined;
   const start = starts[0] ?? ".";
-  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename"].includes(arg))) return undefined;
+  if (rest.some((arg) => ["-o", "-or", "-not", "!", ",", "(", "-path", "-ipath", "-regex", "-iregex", "-wholename"].includes(arg)))
+    return undefined;
   const names = rest.flatMap((arg, at) => (arg === "-name" || arg === "-iname" ? [rest[at + 1]] : []));
   // Without one name, what find picks is not one path: {} stays unknown.
   if (names.length !== 1 || names[0] === undefined || /[/[\]?]/.test(names[0]) || /[$`]/.test(start)) return undefined;
@@ -216,24 +321,59 @@ function inlineRemoval(command: ExecutedCommand): ExecutedCommand | undefined {
   const at = command.argv.findIndex((arg) => arg === "-c" || arg === "-e" || arg === "--eval");
   const code = at === -1 ? undefined : command.argv[at + 1];
   if (code === undefined || command.argv.length !== at + 2) return undefined;
-  const python = /^\s*(?:import\s+shutil\s*[;\n]\s*)?((?:shutil\.rmtree\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*ignore_errors\s*=\s*(?:True|False))?\s*\)\s*[;\n]?\s*)+)$/;
-  const node = /^\s*(?:(?:const|let|var)\s+fs\s*=\s*require\(\s*['"](?:node:)?fs['"]\s*\)\s*[;\n]\s*)?((?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.(?:rmSync|rmdirSync)\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*\{[^}]*\})?\s*\)\s*[;\n]?\s*)+)$/;
+  const python =
+    /^\s*(?:import\s+shutil\s*[;\n]\s*)?((?:shutil\.rmtree\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*ignore_errors\s*=\s*(?:True|False))?\s*\)\s*[;\n]?\s*)+)$/;
+  const node =
+    /^\s*(?:(?:const|let|var)\s+fs\s*=\s*require\(\s*['"](?:node:)?fs['"]\s*\)\s*[;\n]\s*)?((?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.(?:rmSync|rmdirSync)\(\s*(['"])[^'"\\$`{}]+\2\s*(?:,\s*\{[^}]*\})?\s*\)\s*[;\n]?\s*)+)$/;
   const m = (command.name.startsWith("python") ? python : node).exec(code);
   if (!m) return undefined;
   const paths = [...(m[1] as string).matchAll(/(?:rmtree|rmSync|rmdirSync)\(\s*(['"])([^'"]+)\1/g)].map((p) => p[2] as string);
   // Only paths in the project, as written: an inline program removing an absolute path stays an inline program.
   if (paths.some((path) => path.startsWith("/") || path.startsWith("~") || path.split("/").includes(".."))) return undefined;
   // The label names no program a rule knows: the interpreter is not judged again as a wrapper of the rm it amounts to.
-  return { ...command, program: "rm", name: "rm", argv: ["rm", "-rf", "--", ...paths], via: [...command.via, `inline ${command.name} ${command.argv[at]}`], dynamic: false };
+  return {
+    ...command,
+    program: "rm",
+    name: "rm",
+    argv: ["rm", "-rf", "--", ...paths],
+    via: [...command.via, `inline ${command.name} ${command.argv[at]}`],
+    dynamic: false,
+  };
 }
 
 const FIND = new Set(["find", "gfind", "bfs"]);
 /** Database clients that run the statements on their standard input. */
-const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "valkey-cli", "cqlsh", "clickhouse-client", "sqlcmd", "usql"]);
+const DATABASE_CLIENTS = new Set([
+  "psql",
+  "mysql",
+  "mariadb",
+  "sqlite3",
+  "duckdb",
+  "mongosh",
+  "mongo",
+  "redis-cli",
+  "valkey-cli",
+  "cqlsh",
+  "clickhouse-client",
+  "sqlcmd",
+  "usql",
+]);
 /** Files a runner reads its recipes from. */
-const RECIPE_FILES = ["package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Rakefile", "deno.json"];
+const RECIPE_FILES = [
+  "package.json",
+  "Makefile",
+  "makefile",
+  "GNUmakefile",
+  "justfile",
+  "Justfile",
+  ".justfile",
+  "Taskfile.yml",
+  "Rakefile",
+  "deno.json",
+];
 /** Words that say a command drops, resets, destroys, deletes or wipes. */
-const DESTRUCTIVE_WORD = /(^|[^a-z])(drop|dropall|drop_all|reset|destroy|destroy_all|delete|delete_all|deleteall|delete_many|purge|wipe|flush|flushall|flushdb|truncate|nuke|teardown|fresh)([^a-z]|$)/i;
+const DESTRUCTIVE_WORD =
+  /(^|[^a-z])(drop|dropall|drop_all|reset|destroy|destroy_all|delete|delete_all|deleteall|delete_many|purge|wipe|flush|flushall|flushdb|truncate|nuke|teardown|fresh)([^a-z]|$)/i;
 
 /** The paths an archiver removes after packing them: zip -m, tar --remove-files, 7z a -sdel. */
 function removedInputs(view: View): string[] | undefined {
@@ -246,7 +386,24 @@ function removedInputs(view: View): string[] | undefined {
   if (name === "tar" || name === "gtar" || name === "bsdtar") {
     if (!args.includes("--remove-files")) return undefined;
     const words = args[0] !== undefined && /^[a-zA-Z]+$/.test(args[0]) ? [`-${args[0]}`, ...args.slice(1)] : [...args];
-    const p = parseArgs(words, new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-I", "--use-compress-program", "--exclude", "-H", "--format"]));
+    const p = parseArgs(
+      words,
+      new Set([
+        "-f",
+        "--file",
+        "-C",
+        "--directory",
+        "-T",
+        "--files-from",
+        "-X",
+        "--exclude-from",
+        "-I",
+        "--use-compress-program",
+        "--exclude",
+        "-H",
+        "--format",
+      ]),
+    );
     const archiveGiven = p.values.some(([option]) => option === "-f" || option === "--file");
     const cluster = words[0]?.startsWith("-") && !words[0].startsWith("--") ? words[0] : "";
     return !archiveGiven && cluster.includes("f") ? p.operands.slice(1) : p.operands;
@@ -343,7 +500,13 @@ function exactHoldsFor(rule: CompiledRule, view: View): boolean {
  * fields hold for some command of the line or a wrapper it runs through.
  * One map look-up for a line no such rule names.
  */
-export function exactRule(index: RuleIndex, line: string, commands: readonly ExecutedCommand[], base: PathContext, probe: Probe): CompiledRule | undefined {
+export function exactRule(
+  index: RuleIndex,
+  line: string,
+  commands: readonly ExecutedCommand[],
+  base: PathContext,
+  probe: Probe,
+): CompiledRule | undefined {
   if (index.exact.size === 0) return undefined;
   const entries = index.exact.get(exactLine(line));
   if (!entries) return undefined;
@@ -376,8 +539,13 @@ const VARIABLE_WORD = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*
  * `D=build; rm -rf $D`): a value assigned once, to literal text, is known. A program named by
  * any other variable stays dynamic (unknown).
  */
-function resolvedProgram(command: ExecutedCommand, assignments: Record<string, string>, reassigned: readonly string[] = []): ExecutedCommand {
-  const known = (name: string) => Object.hasOwn(assignments, name) && !reassigned.includes(name) && !/[$`\\]/.test(assignments[name] as string);
+function resolvedProgram(
+  command: ExecutedCommand,
+  assignments: Record<string, string>,
+  reassigned: readonly string[] = [],
+): ExecutedCommand {
+  const known = (name: string) =>
+    Object.hasOwn(assignments, name) && !reassigned.includes(name) && !/[$`\\]/.test(assignments[name] as string);
   if (!command.argv.some((word) => word.includes("$")) && !command.redirects.some((r) => r.target.includes("$"))) return command;
   let unresolved = false;
   const put = (word: string) =>
@@ -388,17 +556,26 @@ function resolvedProgram(command: ExecutedCommand, assignments: Record<string, s
       return whole;
     });
   const argv = command.argv.map((word) => (word.includes("$") ? put(word) : word));
-  const redirects = command.redirects.map((r) => (r.target.includes("$") && r.op !== "<<" && r.op !== "<<<" ? { ...r, target: put(r.target) } : r));
+  const redirects = command.redirects.map((r) =>
+    r.target.includes("$") && r.op !== "<<" && r.op !== "<<<" ? { ...r, target: put(r.target) } : r,
+  );
   const changedRedirects = redirects.some((r, at) => r !== command.redirects[at] && r.target !== command.redirects[at]?.target);
   if (argv.every((word, at) => word === command.argv[at]) && !changedRedirects) return command;
   if (!command.dynamic) return { ...command, argv, redirects };
   const first = command.argv[0] as string;
   // Only a program that is all one known variable is resolved; its value splits on blanks as the shell splits it.
-  if (unresolved || !/^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$/.test(first)) return { ...command, argv: [first, ...argv.slice(1)] };
+  if (unresolved || !/^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$/.test(first))
+    return { ...command, argv: [first, ...argv.slice(1)] };
   const words = (argv[0] as string).split(/\s+/).filter((word) => word !== "");
   if (words.length === 0) return command;
   const program = words[0] as string;
-  return { ...command, program, name: program.slice(program.lastIndexOf("/") + 1) || program, argv: [...words, ...argv.slice(1)], dynamic: /[$`*?[]/.test(program) };
+  return {
+    ...command,
+    program,
+    name: program.slice(program.lastIndexOf("/") + 1) || program,
+    argv: [...words, ...argv.slice(1)],
+    dynamic: /[$`*?[]/.test(program),
+  };
 }
 
 /** Wrappers judged on their own (sudo: anything run with it changes the machine); the rest only pass their command on. */
@@ -427,7 +604,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   const commands = parsed.commands;
   // node:os only when HOME is unset: loading it costs about 0.4 M instructions at every start.
   const home = (context.home ?? process.env.HOME ?? (require("node:os") as typeof import("node:os")).homedir()).replace(/(.)\/+$/, "$1");
-  const assigned = ["HOME", "TMPDIR", "PWD"].filter((name) => name in parsed.assignments || commands.some((c) => c.name === "export" && c.argv.some((a) => a.startsWith(`${name}=`))));
+  const assigned = ["HOME", "TMPDIR", "PWD"].filter(
+    (name) => name in parsed.assignments || commands.some((c) => c.name === "export" && c.argv.some((a) => a.startsWith(`${name}=`))),
+  );
   const base: PathContext = {
     cwd: context.cwd,
     projectRoot: usableProjectRoot(context.projectRoot ?? context.cwd, home),
@@ -477,7 +656,11 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     hit.seen = finding.seen;
     judged.push({ hit, rule: finding.rule });
   };
-  for (const name of parsed.recursive ?? []) found(recursion(name), commands[0] ?? wrapperCommand(name, { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false }));
+  for (const name of parsed.recursive ?? [])
+    found(
+      recursion(name),
+      commands[0] ?? wrapperCommand(name, { program: name, name, argv: [name], env: {}, redirects: [], via: [], dynamic: false }),
+    );
   for (let i = 0; i < executed.length; i++) {
     let command = resolvedProgram(executed[i] as ExecutedCommand, assignments, reassigned);
     command = inlineRemoval(command) ?? command;
@@ -501,7 +684,11 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const { view } = seen;
     observe?.(view, false);
     // PATH set on this line to a folder that is not an install folder: a program named without a path may be anything there.
-    const untrusted = seen.untrusted ?? (pathTaint !== undefined && !command.program.includes("/") && !command.dynamic && !BUILTINS.has(command.name) ? `PATH is set on this line to search ${pathTaint}, so ${command.name} may not be the program of that name` : undefined);
+    const untrusted =
+      seen.untrusted ??
+      (pathTaint !== undefined && !command.program.includes("/") && !command.dynamic && !BUILTINS.has(command.name)
+        ? `PATH is set on this line to search ${pathTaint}, so ${command.name} may not be the program of that name`
+        : undefined);
     // Found after the command's own rule, so that among equally strict answers the policy's rule speaks for the line.
     const judgeCode = (code: string) => {
       if ((context.depth ?? 0) >= MAX_SCRIPT_DEPTH) return undefined;
@@ -510,7 +697,11 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     };
     const script = scriptFinding(view, context, policy, writes);
     // A line the person allowed exactly (match.command_exact) is not asked about for a script's name alone; its body still counts.
-    const findings = [codeFromInput(view, writers, judgeCode), runsWrittenFile(view, writes, judgeCode), exact && script?.rule.rule.id === "script-named-consequential" ? undefined : script];
+    const findings = [
+      codeFromInput(view, writers, judgeCode),
+      runsWrittenFile(view, writes, judgeCode),
+      exact && script?.rule.rule.id === "script-named-consequential" ? undefined : script,
+    ];
     // An alias the line defines is what its name runs from then on (with expand_aliases, or in an interactive
     // shell), whatever a rule knows of that name: the alias's text with the words after it is judged as the code it is.
     if (command.name === "alias" && !command.dynamic) {
@@ -522,13 +713,24 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       const body = `${aliases.get(command.name)} ${command.argv.slice(1).map(quoted).join(" ")}`.trim();
       const inner = judgeCode(body);
       if (inner && (inner.verdict === "ask" || inner.verdict === "deny")) {
-        findings.push(finding("alias-runs", "unread", inner.verdict === "deny" ? 3 : 2, 1, `An alias defined on this line, which runs ${inner.line}`, `${command.name} is an alias for ${clip(body)}`, inner.verdict));
+        findings.push(
+          finding(
+            "alias-runs",
+            "unread",
+            inner.verdict === "deny" ? 3 : 2,
+            1,
+            `An alias defined on this line, which runs ${inner.line}`,
+            `${command.name} is an alias for ${clip(body)}`,
+            inner.verdict,
+          ),
+        );
       } else if (!inner || inner.verdict !== "allow") {
         unknown.push(command);
         unknownWhy.push(`${command.name} is an alias this line defines, for ${clip(body)}, which no rule knows as ordinary`);
       }
     }
-    const rule = untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
+    const rule =
+      untrusted !== undefined && pathTaint !== undefined && seen.untrusted === undefined ? undefined : firstCommandRule(index, view, exact);
     if (rule?.rule.runs === "rest" && command.via.length < 32) {
       const rest = restCommand(rule, view);
       if (rest && rest.length > 0) {
@@ -552,7 +754,16 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     // Archivers told to remove what they pack (zip -m, tar --remove-files, 7z -sdel) remove those paths, as rm does.
     const removed = removedInputs(view);
     if (removed && removed.length > 0 && command.via.length < 32) {
-      const rm: ExecutedCommand = { program: "rm", name: "rm", argv: ["rm", "-rf", "--", ...removed], env: command.env, redirects: [], via: [...command.via, `${view.name} removes what it packs`], dynamic: false, ...(command.cwd === undefined ? {} : { cwd: command.cwd }) };
+      const rm: ExecutedCommand = {
+        program: "rm",
+        name: "rm",
+        argv: ["rm", "-rf", "--", ...removed],
+        env: command.env,
+        redirects: [],
+        via: [...command.via, `${view.name} removes what it packs`],
+        dynamic: false,
+        ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
+      };
       writersOf.set(rm, []);
       executed.splice(i + 1, 0, rm);
     }
@@ -560,8 +771,23 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     // resets, destroys or deletes (liquibase dropAll, typeorm schema:drop, rails runner 'User.delete_all',
     // psql < 999_drop.sql) is asked about, as a script so named is. Words with blanks are text (a note, a message), not orders.
     if (!rule || partVerdict(rule.rule, labels, policy) === "pass") {
-      const said = [...view.args.filter((arg) => !arg.startsWith("-")), ...command.redirects.filter((r) => r.op === "<").map((r) => r.target.slice(r.target.lastIndexOf("/") + 1))].find((word) => !/\s/.test(word) && DESTRUCTIVE_WORD.test(word));
-      if (said !== undefined) found(finding("words-say-destructive", "delete", 2, 0.8, `A command the rules do not know, told ${clip(said)}: a word that says it drops, resets, destroys, deletes or wipes.`, clip(command.argv.join(" ")), "ask"), command);
+      const said = [
+        ...view.args.filter((arg) => !arg.startsWith("-")),
+        ...command.redirects.filter((r) => r.op === "<").map((r) => r.target.slice(r.target.lastIndexOf("/") + 1)),
+      ].find((word) => !/\s/.test(word) && DESTRUCTIVE_WORD.test(word));
+      if (said !== undefined)
+        found(
+          finding(
+            "words-say-destructive",
+            "delete",
+            2,
+            0.8,
+            `A command the rules do not know, told ${clip(said)}: a word that says it drops, resets, destroys, deletes or wipes.`,
+            clip(command.argv.join(" ")),
+            "ask",
+          ),
+          command,
+        );
     }
     if (rule) judged.push({ hit: hitOf(rule, command), rule });
     // Several rules may match one command: a later rule's outright ask or deny still stands (the strictest wins).
@@ -580,7 +806,18 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     for (const out of outs) {
       // Permissions or ownership changed outside the project (and its temp and build folders) change the machine.
       if (out.permissions && MACHINE_CLASSES.has(out.cls)) {
-        found(finding("permissions-outside-project", "system", 2, 0.9, "Changes permissions or ownership outside the project, which changes the machine or the account.", out.seen ?? view.name, "ask"), command);
+        found(
+          finding(
+            "permissions-outside-project",
+            "system",
+            2,
+            0.9,
+            "Changes permissions or ownership outside the project, which changes the machine or the account.",
+            out.seen ?? view.name,
+            "ask",
+          ),
+          command,
+        );
       }
       // A mode or owner change in the project writes no content: the redirect rules (creates, overwrites) do not apply to it.
       // (One on an unknown path still goes to them: what it changes is not known.)
@@ -606,8 +843,23 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
       for (const word of view.args) {
         if (word.startsWith("-")) continue;
         const path = resolveWord(word, view.ctx);
-        const from = path === undefined ? undefined : moves.movedInto(path).find((source) => !["build", "temp"].includes(classifyAbsolute(source, view.ctx)));
-        if (from !== undefined) found(finding("removes-what-the-line-moved", "delete", 2.5, 0.9, `Removes ${word}, into which this line moved ${from}: that data goes with it.`, clip(view.command.argv.join(" ")), "ask"), command);
+        const from =
+          path === undefined
+            ? undefined
+            : moves.movedInto(path).find((source) => !["build", "temp"].includes(classifyAbsolute(source, view.ctx)));
+        if (from !== undefined)
+          found(
+            finding(
+              "removes-what-the-line-moved",
+              "delete",
+              2.5,
+              0.9,
+              `Removes ${word}, into which this line moved ${from}: that data goes with it.`,
+              clip(view.command.argv.join(" ")),
+              "ask",
+            ),
+            command,
+          );
       }
     }
     // After this command's own writes are judged: the links and moves it makes stand for the rest of the line.
@@ -628,15 +880,36 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   }
 
   // Secrets do not leave: a credential read anywhere on a line that sends to the network.
-  const leak = secretLeak(executed, (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }), (command) => writersOf.get(command) ?? [], new Set(Object.keys(assignments)));
+  const leak = secretLeak(
+    executed,
+    (command) => ({ ...base, cwd: expandHome(command.cwd, base.home) }),
+    (command) => writersOf.get(command) ?? [],
+    new Set(Object.keys(assignments)),
+  );
   if (leak?.kind === "variable") {
     found(
-      finding("secret-variable-sent-to-network", "remote", 2, 0.9, `Puts ${leak.secret}, a variable whose name says it holds a secret, into what ${leak.sender} sends: check where it goes.`, `${leak.sender} sends ${leak.secret}`, "ask"),
+      finding(
+        "secret-variable-sent-to-network",
+        "remote",
+        2,
+        0.9,
+        `Puts ${leak.secret}, a variable whose name says it holds a secret, into what ${leak.sender} sends: check where it goes.`,
+        `${leak.sender} sends ${leak.secret}`,
+        "ask",
+      ),
       leak.command,
     );
   } else if (leak) {
     found(
-      finding("credential-sent-to-network", "remote", 3, 1, `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`, `${leak.command.name} reads ${leak.secret}`, "deny"),
+      finding(
+        "credential-sent-to-network",
+        "remote",
+        3,
+        1,
+        `Reads ${leak.secret} on a line that sends to the network (${leak.sender}): that is how credentials leave the machine.`,
+        `${leak.command.name} reads ${leak.secret}`,
+        "deny",
+      ),
       leak.command,
     );
   }
@@ -644,7 +917,17 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   const hits = judged.map((j) => j.hit);
   if (executed.length === 0 && judged.length === 0) {
     // Nothing executes (an empty line, a comment, an assignment): nothing to undo.
-    return { parsed: true, executed: [], answers: answersOf(labels, "read", 1, 0, 0), verdict: "allow", line: "nothing runs", parts: [], unknown, unknownWhy, hits };
+    return {
+      parsed: true,
+      executed: [],
+      answers: answersOf(labels, "read", 1, 0, 0),
+      verdict: "allow",
+      line: "nothing runs",
+      parts: [],
+      unknown,
+      unknownWhy,
+      hits,
+    };
   }
 
   // The law of the line: each executed part gets its own verdict, and the line takes the strictest,
@@ -657,10 +940,19 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
     const a = strictness(part.verdict);
     const b = strictness(decider.verdict);
     // Among parts of the same verdict, the one hardest to undo speaks for the line.
-    if (a > b || (a === b && part.rule !== undefined && (decider.rule === undefined ? a !== strictness("pass") : harder(part.rule, decider.rule, policy)))) decider = part;
+    if (
+      a > b ||
+      (a === b &&
+        part.rule !== undefined &&
+        (decider.rule === undefined ? a !== strictness("pass") : harder(part.rule, decider.rule, policy)))
+    )
+      decider = part;
   }
   const verdict = decider.verdict;
-  const said = decider.rule && decider.hit ? `${seenOf(decider.hit)}${decider.hit.reason} (rule ${decider.hit.id})` : `${decider.why ?? "no rule knows this command"}`;
+  const said =
+    decider.rule && decider.hit
+      ? `${seenOf(decider.hit)}${decider.hit.reason} (rule ${decider.hit.id})`
+      : `${decider.why ?? "no rule knows this command"}`;
 
   const decisions = judged.map((j) => j.rule.rule.decision);
   let decision: "allow" | "ask" | "deny" | undefined;
@@ -669,7 +961,9 @@ export function answerLine(line: string, context: RuleContext, policy: LinePolic
   else if (unknown.length === 0 && decisions.every((d) => d === "allow")) decision = "allow";
 
   if (judged.length === 0) return { parsed: true, executed, verdict, line: said, parts, unknown, unknownWhy, hits };
-  const speaker = decider.rule ? { hit: decider.hit as RuleHit, rule: decider.rule } : judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
+  const speaker = decider.rule
+    ? { hit: decider.hit as RuleHit, rule: decider.rule }
+    : judged.reduce((best, j) => (harder(j.rule, best.rule, policy) ? j : best));
   const load = Math.max(...judged.map((j) => j.rule.rule.load ?? 0));
   const top = speaker.rule.rule;
   const answers = answersOf(labels, top.act, top.confidence ?? 1, top.undo, load);
@@ -691,25 +985,52 @@ function scriptFinding(view: View, context: RuleContext, policy: LinePolicy, wri
   if (!call) return undefined;
   // The recipes come from a file this same line rewrote (echo … > package.json && npm test, npm pkg set scripts.x=…):
   // what runs is not what the disk shows.
-  const rewritten = writes === undefined ? undefined : RECIPE_FILES.map((file) => `${call.cwd}/${file}`).find((path) => writes.madeBy(path) !== undefined);
+  const rewritten =
+    writes === undefined ? undefined : RECIPE_FILES.map((file) => `${call.cwd}/${file}`).find((path) => writes.madeBy(path) !== undefined);
   if (rewritten !== undefined) {
-    return finding("script-rewritten-on-the-line", "unread", 2, 0.95, `Runs ${call.label}, whose recipes come from ${rewritten.slice(rewritten.lastIndexOf("/") + 1)}, which this same line rewrote (${writes?.madeBy(rewritten)?.how}): what runs is not what the project shows.`, call.label, "ask");
+    return finding(
+      "script-rewritten-on-the-line",
+      "unread",
+      2,
+      0.95,
+      `Runs ${call.label}, whose recipes come from ${rewritten.slice(rewritten.lastIndexOf("/") + 1)}, which this same line rewrote (${writes?.madeBy(rewritten)?.how}): what runs is not what the project shows.`,
+      call.label,
+      "ask",
+    );
   }
   if (call.body !== undefined) {
     const inner = answerLine(call.body, { ...context, cwd: call.cwd, depth: depth + 1 }, policy);
     // A body the shell parser cannot read (make functions such as $(if …), a justfile's own syntax) counts as not shown: its name decides.
     if (inner.parsed && strictness(inner.verdict) >= strictness("ask")) {
       const said = inner.rule ? `${inner.rule.command.argv.slice(0, 4).join(" ")}` : "its body";
-      return finding("script-body", inner.answers?.act.choice ?? "unread", inner.answers?.undo.score ?? 2, 1, `The script runs ${said}: ${inner.line}`, `${call.label}`, inner.verdict === "deny" ? "deny" : "ask");
+      return finding(
+        "script-body",
+        inner.answers?.act.choice ?? "unread",
+        inner.answers?.undo.score ?? 2,
+        1,
+        `The script runs ${said}: ${inner.line}`,
+        `${call.label}`,
+        inner.verdict === "deny" ? "deny" : "ask",
+      );
     }
     // A body every part of which is known and ordinary decides: `build:prod` that runs `vite build` is a build.
     if (inner.parsed && inner.verdict === "allow") return undefined;
   }
   // publishToMavenCentral, deployProd: camel-case words are words too.
-  const named = call.names.find((name) => CONSEQUENTIAL_NAME.test(name) || CONSEQUENTIAL_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, "$1-$2")));
+  const named = call.names.find(
+    (name) => CONSEQUENTIAL_NAME.test(name) || CONSEQUENTIAL_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, "$1-$2")),
+  );
   if (named === undefined) return undefined;
   const why = call.body === undefined ? "whose body the project does not show here" : "whose body does not show what it changes";
-  return finding("script-named-consequential", "remote", 2, 0.8, `A script ${why}, named ${named}: a name that says it deploys, releases, publishes, drops, destroys or migrates.`, call.label, "ask");
+  return finding(
+    "script-named-consequential",
+    "remote",
+    2,
+    0.8,
+    `A script ${why}, named ${named}: a name that says it deploys, releases, publishes, drops, destroys or migrates.`,
+    call.label,
+    "ask",
+  );
 }
 
 /**
@@ -732,12 +1053,16 @@ function scriptFile(view: View): ReturnType<typeof scriptCall> {
   const file = path.slice(path.lastIndexOf("/") + 1);
   const name = file.replace(/\.[A-Za-z0-9]+$/, "");
   const text = readSmall(path);
-  const isShell = text !== undefined && (shell || /\.(sh|bash|zsh)$/.test(file) || /^#!.*\b(ba|z|da|k)?sh\b/.test(text)) && !text.includes("\0");
+  const isShell =
+    text !== undefined && (shell || /\.(sh|bash|zsh)$/.test(file) || /^#!.*\b(ba|z|da|k)?sh\b/.test(text)) && !text.includes("\0");
   const label = `${view.name === name || view.command.program.includes("/") ? word : `${view.name} ${word}`}`;
   // The words after the script name what it is asked to do (./gradlew publish, ./manage.py migrate, ./db.sh drop).
   // Only for the project's own scripts and files named as scripts: /tmp/git push is an unknown program, not a script named push.
-  const own = /\.(sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|php)$/.test(file) || ["repo", "build", "project"].includes(classifyAbsolute(path, view.ctx));
-  const after = own ? view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("=")) : [];
+  const own =
+    /\.(sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|php)$/.test(file) || ["repo", "build", "project"].includes(classifyAbsolute(path, view.ctx));
+  const after = own
+    ? view.args.slice(view.args.indexOf(word) + 1).filter((arg) => !arg.startsWith("-") && !arg.includes("/") && !arg.includes("="))
+    : [];
   return { label, names: [name, ...after], ...(isShell ? { body: text.replace(/^#!.*\n/, "") } : {}), cwd };
 }
 

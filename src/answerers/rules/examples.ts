@@ -20,7 +20,13 @@ export type ExampleProblem = { segments: (string | number)[]; example: string; m
 /** Where examples run: a project under a home directory, where a name with a dot (notes.txt, .) exists and git tracks nothing. */
 const EXAMPLE_CONTEXT: PathContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp" };
 
-const ENGINE_CONTEXT: RuleContext = { cwd: "/home/user/project", projectRoot: "/home/user/project", home: "/home/user", tmpdir: "/tmp", probe: examplesProbe };
+const ENGINE_CONTEXT: RuleContext = {
+  cwd: "/home/user/project",
+  projectRoot: "/home/user/project",
+  home: "/home/user",
+  tmpdir: "/tmp",
+  probe: examplesProbe,
+};
 
 /**
  * Whether `compiled` matches some command of `line` as the engine judges it under `policy`; an

@@ -36,7 +36,14 @@ export type View = {
 };
 
 /** An output redirection that writes somewhere real (not /dev/null, not a stream duplication); also a write through an option (writes.ts). */
-export type OutputRedirect = { redirect: Redirect; op: string; path: string | undefined; cls: PathClass; seen?: string; permissions?: boolean };
+export type OutputRedirect = {
+  redirect: Redirect;
+  op: string;
+  path: string | undefined;
+  cls: PathClass;
+  seen?: string;
+  permissions?: boolean;
+};
 
 const OUTPUT_OPS = new Set([">", ">>", "&>", "&>>", ">|", "<>", ">&"]);
 
@@ -91,7 +98,12 @@ function realOf(view: View, path: string): string | undefined {
 function realContext(view: View): PathContext {
   const real = view.probe.realpath as (path: string) => string;
   const { projectRoot, home, tmpdir } = view.ctx;
-  return { ...view.ctx, home: real(home), projectRoot: projectRoot === undefined ? undefined : real(projectRoot), ...(tmpdir ? { tmpdir: real(tmpdir) } : {}) };
+  return {
+    ...view.ctx,
+    home: real(home),
+    projectRoot: projectRoot === undefined ? undefined : real(projectRoot),
+    ...(tmpdir ? { tmpdir: real(tmpdir) } : {}),
+  };
 }
 
 /** The writes a command makes through its options and operands (writes.ts), as redirections to judge. */
@@ -103,7 +115,14 @@ export function writeRedirects(view: View): OutputRedirect[] {
     let op: string = target.op;
     // cp x existing-dir: the copy goes inside the folder, it does not replace it.
     if (op === ">" && path !== undefined && view.probe.isDirectory?.(path)) op = ">>";
-    out.push({ redirect: { op: op as Redirect["op"], target: target.word }, op, path, cls: classOf(view, target.word, true), seen: `${target.how} ${target.word}`, ...(target.permissions ? { permissions: true } : {}) });
+    out.push({
+      redirect: { op: op as Redirect["op"], target: target.word },
+      op,
+      path,
+      cls: classOf(view, target.word, true),
+      seen: `${target.how} ${target.word}`,
+      ...(target.permissions ? { permissions: true } : {}),
+    });
   }
   return out;
 }
@@ -129,7 +148,12 @@ function operandsAfterSubcommand(rule: CompiledRule, parsed: ParsedArgs): string
 }
 
 /** Where the operands after `words` start, when words[w..] match operands[o..] as a prefix; `undefined` words match any run. */
-function matchWords(words: readonly (((text: string) => boolean) | undefined)[], w: number, operands: readonly string[], o: number): number | undefined {
+function matchWords(
+  words: readonly (((text: string) => boolean) | undefined)[],
+  w: number,
+  operands: readonly string[],
+  o: number,
+): number | undefined {
   if (w === words.length) return o;
   const word = words[w];
   if (word === undefined) {
@@ -176,7 +200,11 @@ export function matchesCommand(rule: CompiledRule, view: View): boolean {
   if (rule.argsNone && view.args.some(rule.argsNone)) return false;
   // A wrapper's arguments were removed to judge it alone: "has no arguments" says nothing about it.
   if ((rule.argsNone || rule.operandsMax !== undefined) && view.command.wrapperOnly) return false;
-  if (rule.optionValues && !rule.optionValues.some(([option, match]) => parsed.values.some(([name, value]) => name === option && match(value)))) return false;
+  if (
+    rule.optionValues &&
+    !rule.optionValues.some(([option, match]) => parsed.values.some(([name, value]) => name === option && match(value)))
+  )
+    return false;
   if (rule.operandsMin !== undefined && operands.length < rule.operandsMin) return false;
   if (rule.operandsMax !== undefined && operands.length > rule.operandsMax) return false;
   if (rule.stdinAny && (view.command.stdinScript === undefined || !rule.stdinAny(view.command.stdinScript))) return false;

@@ -52,7 +52,10 @@ export class LineMoves {
    */
   movedInto(path: string): string[] {
     const prefix = path.endsWith("/") ? path : `${path}/`;
-    return this.made.filter((m) => m.moved && m.from.startsWith(prefix)).map((m) => m.to).reverse();
+    return this.made
+      .filter((m) => m.moved && m.from.startsWith(prefix))
+      .map((m) => m.to)
+      .reverse();
   }
 
   /** Records the links (ln -s) and moves (mv) one command makes. */
@@ -71,12 +74,16 @@ export class LineMoves {
     const dest = resolveWord(destWord, view.ctx);
     if (dest === undefined) return;
     const noTarget = parsed.letters.has("T") || parsed.longs.has("--no-target-directory") || (ln && parsed.letters.has("n"));
-    const intoFolder = into !== undefined || sources.length > 1 || destWord.endsWith("/") || (!noTarget && this.probe.isDirectory?.(dest) === true);
+    const intoFolder =
+      into !== undefined || sources.length > 1 || destWord.endsWith("/") || (!noTarget && this.probe.isDirectory?.(dest) === true);
     for (const word of sources) {
       const base = word.replace(/\/+$/, "").split("/").pop() ?? "";
       const from = intoFolder ? posix.join(dest, base) : dest;
       // A symlink's relative target is read from the link's own folder; a moved path from the working directory.
-      const to = ln && !word.startsWith("/") && !word.startsWith("~") && !word.startsWith("$") ? posix.normalize(posix.join(posix.dirname(from), word)) : resolveWord(word, view.ctx);
+      const to =
+        ln && !word.startsWith("/") && !word.startsWith("~") && !word.startsWith("$")
+          ? posix.normalize(posix.join(posix.dirname(from), word))
+          : resolveWord(word, view.ctx);
       if (to === undefined || base === "") continue;
       this.made.push({ from, to, moved: mv });
     }

@@ -57,7 +57,8 @@ export function packRules(rules: readonly Rule[]): PackedRules {
     }
     const programs = Array.isArray(match.program) ? match.program : [match.program];
     for (const name of new Set(programs)) {
-      if (/[\n\t]/.test(name)) throw new Error(`rule ${rule.id}: a program name holds a newline or a tab, which the packed index cannot hold`);
+      if (/[\n\t]/.test(name))
+        throw new Error(`rule ${rule.id}: a program name holds a newline or a tab, which the packed index cannot hold`);
       names.set(name, [...(names.get(name) ?? []), position]);
     }
     const own = programs.filter(isPattern);
@@ -103,7 +104,14 @@ class PackedEntry implements IndexedRule {
 }
 
 /** A pack's rules where the effective list holds them: from `offset`, skipping the ids in `replaced`. */
-type Part = { pack: PackedRules; offset: number; replaced?: ReadonlySet<string>; entries: (PackedEntry | undefined)[]; ids?: string[]; matchers?: (Matcher | null)[] };
+type Part = {
+  pack: PackedRules;
+  offset: number;
+  replaced?: ReadonlySet<string>;
+  entries: (PackedEntry | undefined)[];
+  ids?: string[];
+  matchers?: (Matcher | null)[];
+};
 
 function entryOf(part: Part, position: number): PackedEntry | undefined {
   if (part.replaced && part.replaced.size > 0) {
@@ -205,7 +213,12 @@ export function packedRuleIndex(parts: { pack: PackedRules; replaced?: ReadonlyS
 
 /** The rules of a pack as objects, in order. */
 export function unpackRules(pack: PackedRules): Rule[] {
-  const rules = JSON.parse(`[${pack.at.slice(0, -1).map((start, position) => pack.text.slice(start, pack.at[position + 1])).join(",")}]`) as Rule[];
+  const rules = JSON.parse(
+    `[${pack.at
+      .slice(0, -1)
+      .map((start, position) => pack.text.slice(start, pack.at[position + 1]))
+      .join(",")}]`,
+  ) as Rule[];
   for (const position of pack.tightening ?? []) if (rules[position]) markTightening(rules[position]);
   return rules;
 }

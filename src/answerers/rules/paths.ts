@@ -33,21 +33,85 @@ export type PathContext = {
 
 /** Directory names whose contents a build, an install or a test run regenerates. */
 const BUILD_DIRS = new Set([
-  "node_modules", "dist", "build", "target", "out", "coverage", ".cache", "__pycache__", ".next", ".nuxt",
-  ".svelte-kit", ".turbo", ".parcel-cache", ".vite", ".angular", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-  ".tox", ".nox", ".gradle", ".venv", "venv", ".eggs", ".dart_tool", "_build", ".build", "DerivedData",
-  "obj", "elm-stuff", ".stack-work", "dist-newstyle", "zig-cache", "zig-out", ".zig-cache", ".terraform",
-  "storybook-static", ".docusaurus", ".expo", ".sass-cache", "bower_components", "jspm_packages", ".bundle",
-  ".nyc_output", "htmlcov", ".hypothesis", ".benchmarks", "cmake-build-debug", "cmake-build-release",
+  "node_modules",
+  "dist",
+  "build",
+  "target",
+  "out",
+  "coverage",
+  ".cache",
+  "__pycache__",
+  ".next",
+  ".nuxt",
+  ".svelte-kit",
+  ".turbo",
+  ".parcel-cache",
+  ".vite",
+  ".angular",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".tox",
+  ".nox",
+  ".gradle",
+  ".venv",
+  "venv",
+  ".eggs",
+  ".dart_tool",
+  "_build",
+  ".build",
+  "DerivedData",
+  "obj",
+  "elm-stuff",
+  ".stack-work",
+  "dist-newstyle",
+  "zig-cache",
+  "zig-out",
+  ".zig-cache",
+  ".terraform",
+  "storybook-static",
+  ".docusaurus",
+  ".expo",
+  ".sass-cache",
+  "bower_components",
+  "jspm_packages",
+  ".bundle",
+  ".nyc_output",
+  "htmlcov",
+  ".hypothesis",
+  ".benchmarks",
+  "cmake-build-debug",
+  "cmake-build-release",
 ]);
 
 /** Files a compiler or an interpreter writes next to the sources, which the next run writes again. */
 const GENERATED_FILE = /\.(pyc|pyo|o|obj|class|tsbuildinfo)$|^\.DS_Store$/;
 
 const SYSTEM_DIRS = new Set([
-  "etc", "usr", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "opt", "srv", "sys", "proc",
-  "snap", "run", "nix", "System", "Library", "Applications", "private", "cores",
-  "lost+found", "selinux",
+  "etc",
+  "usr",
+  "var",
+  "bin",
+  "sbin",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "boot",
+  "opt",
+  "srv",
+  "sys",
+  "proc",
+  "snap",
+  "run",
+  "nix",
+  "System",
+  "Library",
+  "Applications",
+  "private",
+  "cores",
+  "lost+found",
+  "selinux",
 ]);
 
 const TEMP_DIRS = ["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/private/var/folders", "/dev/shm", "/var/folders"];
@@ -74,7 +138,8 @@ export function usableProjectRoot(root: string | undefined, home: string): strin
   const normal = posix.normalize(root).replace(/(.)\/+$/, "$1");
   if (normal === "/" || normal === home || homeOf(normal, home) === normal) return undefined;
   const parts = normal.split("/").filter(Boolean);
-  if (parts.length === 1 && (SYSTEM_DIRS.has(parts[0] as string) || parts[0] === "tmp" || parts[0] === "home" || parts[0] === "Users")) return undefined;
+  if (parts.length === 1 && (SYSTEM_DIRS.has(parts[0] as string) || parts[0] === "tmp" || parts[0] === "home" || parts[0] === "Users"))
+    return undefined;
   if (TEMP_DIRS.includes(normal) || normal === "/var" || normal === "/usr") return undefined;
   // /home/x/y: not the home itself; fine.
   if (home !== "/" && inside(home, normal)) return undefined; // an ancestor of home

@@ -12,7 +12,12 @@ const REGEX_FORM = /^\/(.+)\/(i?)$/s;
 
 /** True for patterns written as regular expressions. */
 function isRegexPattern(pattern: string): boolean {
-  return pattern.length > 2 && pattern.charCodeAt(0) === 47 /* / */ && (pattern.endsWith("/") || pattern.endsWith("/i")) && REGEX_FORM.test(pattern);
+  return (
+    pattern.length > 2 &&
+    pattern.charCodeAt(0) === 47 /* / */ &&
+    (pattern.endsWith("/") || pattern.endsWith("/i")) &&
+    REGEX_FORM.test(pattern)
+  );
 }
 
 /** True for globs and regular expressions; false for a plain word. */

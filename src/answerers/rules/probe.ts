@@ -47,7 +47,12 @@ export function isTracked(path: string, projectRoot: string | undefined): boolea
     const flags = at >= 2 ? index.data.readUInt16BE(at - 2) : -1;
     if ((flags & 0x0fff) === Math.min(length, 0x0fff)) return true;
     // An extended entry (version 3) has 2 more bytes of flags before the path.
-    if (at >= 4 && (index.data.readUInt16BE(at - 4) & 0x0fff) === Math.min(length, 0x0fff) && (index.data.readUInt16BE(at - 4) & 0x4000) !== 0) return true;
+    if (
+      at >= 4 &&
+      (index.data.readUInt16BE(at - 4) & 0x0fff) === Math.min(length, 0x0fff) &&
+      (index.data.readUInt16BE(at - 4) & 0x4000) !== 0
+    )
+      return true;
     at = index.data.indexOf(rel, at + 1);
   }
   return false;
@@ -86,4 +91,7 @@ export const diskProbe: Probe = {
 };
 
 /** For examples: a name with a dot (notes.txt, src/app.ts, .) exists, others (main, feature/x) do not; git tracks nothing. */
-export const examplesProbe: Probe = { exists: (path) => /(^|\/)[^/]*\.[^/]*$/.test(path) || path === "/home/user/project", tracked: () => false };
+export const examplesProbe: Probe = {
+  exists: (path) => /(^|\/)[^/]*\.[^/]*$/.test(path) || path === "/home/user/project",
+  tracked: () => false,
+};

@@ -9,10 +9,12 @@ import { posix } from "node:path";
 import type { ExecutedCommand } from "../../shell/index.ts";
 import { classifyPath, type PathContext } from "./paths.ts";
 
-const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$|^\/usr\/(?:local\/)?libexec\/|^\/opt\/homebrew\/(?:s?bin|opt\/[^/]+\/bin)\/[^/]+$|^\/opt\/local\/s?bin\/[^/]+$|^\/snap\/bin\/[^/]+$|^\/nix\/(?:store\/[^/]+|var\/nix\/profiles\/[^/]+)\/s?bin\/[^/]+$|^\/run\/current-system\/sw\/bin\/[^/]+$|^\/usr\/lib\/jvm\/[^/]+\/bin\/[^/]+$/;
+const SYSTEM_BIN =
+  /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$|^\/usr\/(?:local\/)?libexec\/|^\/opt\/homebrew\/(?:s?bin|opt\/[^/]+\/bin)\/[^/]+$|^\/opt\/local\/s?bin\/[^/]+$|^\/snap\/bin\/[^/]+$|^\/nix\/(?:store\/[^/]+|var\/nix\/profiles\/[^/]+)\/s?bin\/[^/]+$|^\/run\/current-system\/sw\/bin\/[^/]+$|^\/usr\/lib\/jvm\/[^/]+\/bin\/[^/]+$/;
 
 /** Tool managers' bin folders under a home directory. */
-const HOME_BIN = /^(?:\.local\/bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.volta\/bin|\.pyenv\/shims|\.pyenv\/versions\/[^/]+\/bin|\.rbenv\/shims|\.asdf\/shims|\.nvm\/versions\/node\/[^/]+\/bin|\.nix-profile\/bin|\.npm-global\/bin|\.yarn\/bin|\.rustup\/toolchains\/[^/]+\/bin|\.sdkman\/candidates\/[^/]+\/current\/bin|\.elan\/bin|\.ghcup\/bin|\.foundry\/bin|\.local\/share\/pnpm|Library\/pnpm)\/[^/]+$/;
+const HOME_BIN =
+  /^(?:\.local\/bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.volta\/bin|\.pyenv\/shims|\.pyenv\/versions\/[^/]+\/bin|\.rbenv\/shims|\.asdf\/shims|\.nvm\/versions\/node\/[^/]+\/bin|\.nix-profile\/bin|\.npm-global\/bin|\.yarn\/bin|\.rustup\/toolchains\/[^/]+\/bin|\.sdkman\/candidates\/[^/]+\/current\/bin|\.elan\/bin|\.ghcup\/bin|\.foundry\/bin|\.local\/share\/pnpm|Library\/pnpm)\/[^/]+$/;
 
 /** A project's own tool folders: dependencies' binaries and virtual environments. */
 const PROJECT_BIN = /(?:^|\/)(?:node_modules\/\.bin|\.venv\/bin|venv\/bin|\.tox\/[^/]+\/bin|vendor\/bin)\/[^/]+$/;

@@ -18,7 +18,10 @@ function separated(group: { first?: string; atoms: string[]; nested: boolean }):
   if (group.nested || group.first === undefined) return false;
   const sep = group.first === "\\." ? "." : /^\\?([^\w\s\\()[\]{}|.*+?^$])$/.exec(group.first)?.[1];
   if (sep === undefined) return false;
-  return group.atoms.every((atom) => /^\\[wd]$/.test(atom) || (/^\[[^\^][^\]]*\]$/.test(atom) && !atom.includes(sep) && !atom.includes("\\W") && !atom.includes("\\S")));
+  return group.atoms.every(
+    (atom) =>
+      /^\\[wd]$/.test(atom) || (/^\[[^\^][^\]]*\]$/.test(atom) && !atom.includes(sep) && !atom.includes("\\W") && !atom.includes("\\S")),
+  );
 }
 
 /** Plain alternatives of a group where one is a prefix of another (`a|aa`, `x|x`): each turn can split two ways. */

@@ -19,20 +19,112 @@ import type { OutputRedirect, View } from "./match.ts";
 import { resolveWord } from "./paths.ts";
 
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "busybox"]);
-export const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "lua", "Rscript", "julia", "pwsh", "osascript", "tclsh", "deno", "bun"]);
+export const INTERPRETERS = new Set([
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "nodejs",
+  "perl",
+  "ruby",
+  "php",
+  "lua",
+  "Rscript",
+  "julia",
+  "pwsh",
+  "osascript",
+  "tclsh",
+  "deno",
+  "bun",
+]);
 const SOURCE = new Set(["source", "."]);
 /** Programs that run a project's own recipes or install scripts from the folder they run in. */
-const RUNNERS = new Set(["make", "gmake", "just", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "pip", "pip3", "uv", "poetry", "mvn", "gradle", "bundle", "rake", "composer", "cmake", "meson", "ninja", "./configure", "configure"]);
+const RUNNERS = new Set([
+  "make",
+  "gmake",
+  "just",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "deno",
+  "cargo",
+  "go",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "mvn",
+  "gradle",
+  "bundle",
+  "rake",
+  "composer",
+  "cmake",
+  "meson",
+  "ninja",
+  "./configure",
+  "configure",
+]);
 /** Programs whose output is code or data decoded from something unreadable. */
-const NETWORK = new Set(["curl", "wget", "nc", "ncat", "netcat", "socat", "fetch", "http", "https", "xh", "aria2c", "ssh", "scp", "telnet", "openssl", "gh", "aws", "gsutil"]);
+const NETWORK = new Set([
+  "curl",
+  "wget",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "fetch",
+  "http",
+  "https",
+  "xh",
+  "aria2c",
+  "ssh",
+  "scp",
+  "telnet",
+  "openssl",
+  "gh",
+  "aws",
+  "gsutil",
+]);
 
 /** Options of shells and interpreters that take a value (so the script operand is found where they find it). */
 const SHELL_VALUES = new Set(["-o", "-O", "+o", "+O", "--rcfile", "--init-file"]);
-const INTERPRETER_VALUES = new Set(["-W", "-X", "-m", "-M", "-I", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "-x", "-d", "-D", "--inspect", "--config", "-A", "--allow-read", "--allow-write", "--allow-net", "--env-file", "--title"]);
+const INTERPRETER_VALUES = new Set([
+  "-W",
+  "-X",
+  "-m",
+  "-M",
+  "-I",
+  "-r",
+  "--require",
+  "--import",
+  "--loader",
+  "--experimental-loader",
+  "-C",
+  "-x",
+  "-d",
+  "-D",
+  "--inspect",
+  "--config",
+  "-A",
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--env-file",
+  "--title",
+]);
 
 export type Finding = { rule: CompiledRule; seen: string };
 
-export function finding(id: string, act: string, undo: number, confidence: number, reason: string, seen: string, decision?: "ask" | "deny"): Finding {
+export function finding(
+  id: string,
+  act: string,
+  undo: number,
+  confidence: number,
+  reason: string,
+  seen: string,
+  decision?: "ask" | "deny",
+): Finding {
   const rule = { id, match: {}, act, undo, load: 0, confidence, reason, ...(decision ? { decision } : {}) } as unknown as Rule;
   return { rule: { rule, index: -1, withValue: new Set(), withValueKey: "" }, seen };
 }
@@ -53,7 +145,13 @@ export function scriptOperand(view: View): { operand?: string; stdin: boolean } 
   if (!shell && parsed.values.some(([option]) => option === "-m")) return { stdin: false };
   const operand = operands[0];
   if (shell && parsed.letters.has("s")) return { stdin: true };
-  if (operand === undefined || operand === "-" || operand === "/dev/stdin" || /^\/dev\/fd\/\d+$/.test(operand) || operand.startsWith("<(")) {
+  if (
+    operand === undefined ||
+    operand === "-" ||
+    operand === "/dev/stdin" ||
+    /^\/dev\/fd\/\d+$/.test(operand) ||
+    operand.startsWith("<(")
+  ) {
     return { operand, stdin: operand === undefined || operand === "-" || operand === "/dev/stdin" };
   }
   return { operand, stdin: false };
@@ -63,7 +161,11 @@ export function scriptOperand(view: View): { operand?: string; stdin: boolean } 
  * A shell or interpreter whose code arrives at run time from a pipe, a process substitution or
  * /dev/stdin: nobody has read it. `writers` are the programs whose output reaches its input.
  */
-export function codeFromInput(view: View, writers: readonly ExecutedCommand[], judgeCode?: (code: string) => { verdict: string; line: string } | undefined): Finding | undefined {
+export function codeFromInput(
+  view: View,
+  writers: readonly ExecutedCommand[],
+  judgeCode?: (code: string) => { verdict: string; line: string } | undefined,
+): Finding | undefined {
   const { name } = view;
   const isSource = SOURCE.has(name);
   if (!SHELLS.has(name) && !INTERPRETERS.has(name) && !isSource) return undefined;
@@ -82,22 +184,48 @@ export function codeFromInput(view: View, writers: readonly ExecutedCommand[], j
   }
   // Code the line itself shows (cat <<EOF | python3, echo '…' | node): read, not unread; the interpreter's own rule judges it.
   if (!source && writers.length > 0 && writers.every((writer) => literalOutput(writer) !== undefined)) return undefined;
-  const from = source ?? (writers.length > 0 ? [...writers].reverse().map((w) => w.argv.slice(0, 2).join(" ")).join(" | ") : "its standard input");
+  const from =
+    source ??
+    (writers.length > 0
+      ? [...writers]
+          .reverse()
+          .map((w) => w.argv.slice(0, 2).join(" "))
+          .join(" | ")
+      : "its standard input");
   const network = source ? /\b(curl|wget|nc|fetch|http|aria2c)\b/.test(source) : writers.some((w) => NETWORK.has(w.name));
   const seen = `${view.command.argv.slice(0, 3).join(" ")} runs code from ${from}`;
-  if (network) return finding("code-from-network", "unread", 3, 1, "Runs code fetched from the network, which nobody has read.", seen, "deny");
+  if (network)
+    return finding("code-from-network", "unread", 3, 1, "Runs code fetched from the network, which nobody has read.", seen, "deny");
   // echo BASE64 | base64 -d | sh: the line shows the encoded text, so what it decodes to is judged too.
   const decoded = judgeCode && SHELLS.has(view.name) ? decodedLiteral(writers) : undefined;
   const judged = decoded === undefined ? undefined : judgeCode?.(decoded);
-  if (judged && judged.verdict === "deny") return finding("code-from-input", "unread", 3, 1, `Runs decoded code, which runs ${judged.line}`, `${seen}, which decodes to ${JSON.stringify(decoded?.trim().slice(0, 60))}`, "deny");
-  return finding("code-from-input", "unread", 2, 0.9, "Runs code that arrives at run time (decoded, piped or substituted), which nobody has read.", seen, "ask");
+  if (judged && judged.verdict === "deny")
+    return finding(
+      "code-from-input",
+      "unread",
+      3,
+      1,
+      `Runs decoded code, which runs ${judged.line}`,
+      `${seen}, which decodes to ${JSON.stringify(decoded?.trim().slice(0, 60))}`,
+      "deny",
+    );
+  return finding(
+    "code-from-input",
+    "unread",
+    2,
+    0.9,
+    "Runs code that arrives at run time (decoded, piped or substituted), which nobody has read.",
+    seen,
+    "ask",
+  );
 }
 
 /** The text `echo LITERAL | base64 -d` writes, when the line shows it. */
 function decodedLiteral(writers: readonly ExecutedCommand[]): string | undefined {
   const [decoder, source] = writers;
   if (writers.length !== 2 || decoder === undefined || source === undefined) return undefined;
-  if (decoder.name !== "base64" || !decoder.argv.slice(1).some((arg) => arg === "-d" || arg === "--decode" || arg === "-D")) return undefined;
+  if (decoder.name !== "base64" || !decoder.argv.slice(1).some((arg) => arg === "-d" || arg === "--decode" || arg === "-D"))
+    return undefined;
   const text = literalOutput(source);
   if (text === undefined || !/^[A-Za-z0-9+/=\s]+$/.test(text)) return undefined;
   const decoded = Buffer.from(text.replace(/\s+/g, ""), "base64").toString("utf8");
@@ -114,7 +242,11 @@ export class LineWrites {
     for (const out of outs) {
       if (out.path === undefined) continue;
       const content = out.seen === undefined && (out.op === ">" || out.op === ">|") ? literalOutput(view.command) : undefined;
-      this.written.push({ path: out.path, how: out.seen ?? `${view.name} ${out.redirect.op} ${out.redirect.target}`, ...(content === undefined ? {} : { content }) });
+      this.written.push({
+        path: out.path,
+        how: out.seen ?? `${view.name} ${out.redirect.op} ${out.redirect.target}`,
+        ...(content === undefined ? {} : { content }),
+      });
     }
     const implied = impliedWrite(view) ?? this.unpacked(view);
     if (implied) {
@@ -164,7 +296,8 @@ export function literalOutput(command: ExecutedCommand): string | undefined {
   if (args.some((arg) => /[$`]/.test(arg))) return undefined;
   if (command.name === "cat" && args.length === 0 && command.stdinScript !== undefined) return command.stdinScript;
   if (command.name === "echo" && !args.some((arg) => arg.startsWith("-"))) return `${args.join(" ")}\n`;
-  if (command.name === "printf" && args.length === 1 && !(args[0] as string).includes("%")) return (args[0] as string).replace(/\\n/g, "\n");
+  if (command.name === "printf" && args.length === 1 && !(args[0] as string).includes("%"))
+    return (args[0] as string).replace(/\\n/g, "\n");
   return undefined;
 }
 
@@ -172,17 +305,51 @@ export function literalOutput(command: ExecutedCommand): string | undefined {
 function impliedWrite(view: View): { word: string; how: string } | undefined {
   const { name, args } = view;
   if (name === "git") {
-    const parsed = parseArgs(args, new Set(["-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config"]), true);
+    const parsed = parseArgs(
+      args,
+      new Set([
+        "-C",
+        "-c",
+        "-b",
+        "--branch",
+        "--depth",
+        "-o",
+        "--origin",
+        "--template",
+        "--reference",
+        "--separate-git-dir",
+        "-j",
+        "--jobs",
+        "--filter",
+        "--config",
+      ]),
+      true,
+    );
     const at = parsed.operands.indexOf("clone");
     if (at === -1) return undefined;
     const url = parsed.operands[at + 1];
-    const dir = parsed.operands[at + 2] ?? (url ? url.replace(/\/+$/, "").replace(/\.git$/, "").split(/[/:]/).pop() : undefined);
+    const dir =
+      parsed.operands[at + 2] ??
+      (url
+        ? url
+            .replace(/\/+$/, "")
+            .replace(/\.git$/, "")
+            .split(/[/:]/)
+            .pop()
+        : undefined);
     return dir ? { word: dir, how: `git clone ${url}` } : undefined;
   }
-  if (name === "wget" || ((name === "curl" || name === "curlie") && args.some((arg) => arg === "-O" || arg === "--remote-name" || /^-[a-zA-Z]*O[a-zA-Z]*$/.test(arg)))) {
+  if (
+    name === "wget" ||
+    ((name === "curl" || name === "curlie") &&
+      args.some((arg) => arg === "-O" || arg === "--remote-name" || /^-[a-zA-Z]*O[a-zA-Z]*$/.test(arg)))
+  ) {
     if (name === "wget" && args.some((arg) => /^(-O|--output-document)/.test(arg) || /^-[a-zA-Z]*O/.test(arg))) return undefined;
     const url = args.find((arg) => /^(https?|ftp):\/\//.test(arg));
-    const file = url?.replace(/[?#].*$/, "").split("/").pop();
+    const file = url
+      ?.replace(/[?#].*$/, "")
+      .split("/")
+      .pop();
     return file ? { word: file, how: `${name} ${url}` } : undefined;
   }
   return undefined;
@@ -192,7 +359,11 @@ function impliedWrite(view: View): { word: string; how: string } | undefined {
  * The file a command runs, sources or hands to an interpreter, when a command earlier on the line
  * wrote it: a download, a clone, an unpacked archive, a redirect.
  */
-export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code: string) => { verdict: string; line: string } | undefined): Finding | undefined {
+export function runsWrittenFile(
+  view: View,
+  writes: LineWrites,
+  judgeCode: (code: string) => { verdict: string; line: string } | undefined,
+): Finding | undefined {
   if (writes.empty) return undefined;
   const shell = SHELLS.has(view.name) || SOURCE.has(view.name);
   const candidates: { word: string; shell: boolean }[] = [];
@@ -205,9 +376,27 @@ export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code
   // A project's own runner in a folder this line fetched (git clone x && cd x && make): its recipes and install scripts.
   if (RUNNERS.has(view.name) && view.ctx.cwd !== undefined) {
     // ...or pointed at one (make -C DIR, npm --prefix DIR, pip install DIR, cargo --manifest-path DIR/Cargo.toml).
-    const pointed = view.args.map((arg) => arg.replace(/^--?[\w-]+=/, "")).find((arg) => !arg.startsWith("-") && /[/.]/.test(arg) && !/^[a-z][\w+.-]*:\/\//i.test(arg) && writes.madeBy(resolveWord(arg, view.ctx) ?? "\0") !== undefined);
-    const made = writes.madeBy(view.ctx.cwd) ?? (pointed === undefined ? undefined : writes.madeBy(resolveWord(pointed, view.ctx) as string));
-    if (made) return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.", `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${made.how}`, "ask");
+    const pointed = view.args
+      .map((arg) => arg.replace(/^--?[\w-]+=/, ""))
+      .find(
+        (arg) =>
+          !arg.startsWith("-") &&
+          /[/.]/.test(arg) &&
+          !/^[a-z][\w+.-]*:\/\//i.test(arg) &&
+          writes.madeBy(resolveWord(arg, view.ctx) ?? "\0") !== undefined,
+      );
+    const made =
+      writes.madeBy(view.ctx.cwd) ?? (pointed === undefined ? undefined : writes.madeBy(resolveWord(pointed, view.ctx) as string));
+    if (made)
+      return finding(
+        "runs-file-written-on-the-line",
+        "unread",
+        2,
+        0.95,
+        "Runs a project's build or install scripts in a folder this same line fetched: code nobody has read.",
+        `${view.command.argv.slice(0, 3).join(" ")} in ${view.ctx.cwd}, written by ${made.how}`,
+        "ask",
+      );
   }
   for (const candidate of candidates) {
     const path = resolveWord(candidate.word, view.ctx);
@@ -220,16 +409,40 @@ export function runsWrittenFile(view: View, writes: LineWrites, judgeCode: (code
       if (!candidate.shell) return undefined;
       const judged = judgeCode(made.content);
       if (judged === undefined || judged.verdict === "ask" || judged.verdict === "deny") {
-        return finding("runs-file-written-on-the-line", "unread", 2, 0.95, `Runs a script this same line wrote, which runs ${judged?.line ?? "code that cannot be parsed"}`, seen, judged?.verdict === "deny" ? "deny" : "ask");
+        return finding(
+          "runs-file-written-on-the-line",
+          "unread",
+          2,
+          0.95,
+          `Runs a script this same line wrote, which runs ${judged?.line ?? "code that cannot be parsed"}`,
+          seen,
+          judged?.verdict === "deny" ? "deny" : "ask",
+        );
       }
       return undefined;
     }
-    return finding("runs-file-written-on-the-line", "unread", 2, 0.95, "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.", seen, "ask");
+    return finding(
+      "runs-file-written-on-the-line",
+      "unread",
+      2,
+      0.95,
+      "Runs a file that this same line wrote (downloaded, cloned, unpacked or redirected): code nobody has read.",
+      seen,
+      "ask",
+    );
   }
   return undefined;
 }
 
 /** A function that calls itself (a fork bomb among them): it can fill the machine with processes. */
 export function recursion(name: string): Finding {
-  return finding("self-recursive-function", "system", 2, 0.95, "A function that calls itself, as a fork bomb does, can fill the machine with processes until it stops answering.", `${name}() calls itself`, "ask");
+  return finding(
+    "self-recursive-function",
+    "system",
+    2,
+    0.95,
+    "A function that calls itself, as a fork bomb does, can fill the machine with processes until it stops answering.",
+    `${name}() calls itself`,
+    "ask",
+  );
 }

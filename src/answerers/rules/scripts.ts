@@ -12,7 +12,8 @@ import { posix } from "node:path";
 import { parseArgs } from "./args.ts";
 
 /** Names of scripts whose purpose is to change something elsewhere or for good. */
-export const CONSEQUENTIAL_NAME = /(^|[^a-z])(deploy|release|publish|drop|destroy|migrate|migration|prod|production|nuke|wipe|purge|teardown|apply|push|ship|upload|rollback)([^a-z]|$)/i;
+export const CONSEQUENTIAL_NAME =
+  /(^|[^a-z])(deploy|release|publish|drop|destroy|migrate|migration|prod|production|nuke|wipe|purge|teardown|apply|push|ship|upload|rollback)([^a-z]|$)/i;
 
 /** The largest file read for a body, and how many recipes deep prerequisites are followed. */
 const MAX_FILE = 256 * 1024;
@@ -29,9 +30,119 @@ type ScriptCall = {
   cwd: string;
 };
 
-const NPM_BUILTINS = new Set(["install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade", "outdated", "ls", "list", "ll", "la", "link", "unlink", "publish", "pack", "init", "create", "exec", "x", "dlx", "audit", "config", "set", "get", "why", "info", "view", "show", "search", "login", "logout", "whoami", "version", "help", "cache", "store", "prune", "dedupe", "rebuild", "fund", "doctor", "import", "patch", "patch-commit", "env", "setup", "root", "bin", "prefix", "owner", "team", "token", "access", "deprecate", "dist-tag", "unpublish", "star", "stars", "ping", "edit", "explore", "docs", "bugs", "repo", "diff", "query", "sbom", "shrinkwrap", "workspaces", "workspace", "node", "plugin", "constraints", "npm", "dedup", "licenses", "server", "recursive", "m", "multi", "-r", "--recursive", "-w", "--workspace", "--filter", "-F", "global"]);
+const NPM_BUILTINS = new Set([
+  "install",
+  "i",
+  "ci",
+  "add",
+  "remove",
+  "rm",
+  "uninstall",
+  "un",
+  "update",
+  "up",
+  "upgrade",
+  "outdated",
+  "ls",
+  "list",
+  "ll",
+  "la",
+  "link",
+  "unlink",
+  "publish",
+  "pack",
+  "init",
+  "create",
+  "exec",
+  "x",
+  "dlx",
+  "audit",
+  "config",
+  "set",
+  "get",
+  "why",
+  "info",
+  "view",
+  "show",
+  "search",
+  "login",
+  "logout",
+  "whoami",
+  "version",
+  "help",
+  "cache",
+  "store",
+  "prune",
+  "dedupe",
+  "rebuild",
+  "fund",
+  "doctor",
+  "import",
+  "patch",
+  "patch-commit",
+  "env",
+  "setup",
+  "root",
+  "bin",
+  "prefix",
+  "owner",
+  "team",
+  "token",
+  "access",
+  "deprecate",
+  "dist-tag",
+  "unpublish",
+  "star",
+  "stars",
+  "ping",
+  "edit",
+  "explore",
+  "docs",
+  "bugs",
+  "repo",
+  "diff",
+  "query",
+  "sbom",
+  "shrinkwrap",
+  "workspaces",
+  "workspace",
+  "node",
+  "plugin",
+  "constraints",
+  "npm",
+  "dedup",
+  "licenses",
+  "server",
+  "recursive",
+  "m",
+  "multi",
+  "-r",
+  "--recursive",
+  "-w",
+  "--workspace",
+  "--filter",
+  "-F",
+  "global",
+]);
 const NPM_LIFECYCLE = new Set(["test", "t", "tst", "start", "stop", "restart"]);
-const NAME_ONLY = new Set(["turbo", "nx", "lerna", "rake", "task", "mage", "grunt", "gulp", "invoke", "fab", "cargo-make", "earthly", "gradle", "gradlew", "sbt", "ant"]);
+const NAME_ONLY = new Set([
+  "turbo",
+  "nx",
+  "lerna",
+  "rake",
+  "task",
+  "mage",
+  "grunt",
+  "gulp",
+  "invoke",
+  "fab",
+  "cargo-make",
+  "earthly",
+  "gradle",
+  "gradlew",
+  "sbt",
+  "ant",
+]);
 const TURBO_LIKE_RUN = new Set(["run", "run-many", "affected", "exec"]);
 
 /** Reads a small text file, or undefined. */
@@ -63,7 +174,10 @@ function makeRecipes(text: string): { first?: string; recipes: Map<string, { pre
   let current: { prerequisites: string[]; lines: string[] }[] = [];
   for (const raw of text.replace(/\\\n/g, " ").split("\n")) {
     if (raw.startsWith("\t")) {
-      const line = raw.slice(1).replace(/^[@+-]+/, "").trim();
+      const line = raw
+        .slice(1)
+        .replace(/^[@+-]+/, "")
+        .trim();
       if (line !== "") for (const recipe of current) recipe.lines.push(line);
       continue;
     }
@@ -147,32 +261,53 @@ export function scriptCall(name: string, args: readonly string[], cwd: string | 
     const scripts = packageScripts(dir);
     const label = `${name} run ${script}`;
     if (scripts === undefined || scripts[script] === undefined) return { label, names: [script], cwd: dir };
-    const body = [scripts[`pre${script}`], scripts[script], scripts[`post${script}`]].filter((line): line is string => line !== undefined).join("\n");
+    const body = [scripts[`pre${script}`], scripts[script], scripts[`post${script}`]]
+      .filter((line): line is string => line !== undefined)
+      .join("\n");
     return { label, names: [script], body, cwd: dir };
   }
   if (name === "make" || name === "gmake") {
     const parsed = parseArgs(args, new Set(["-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-o", "-W", "-I"]));
     // -n, --dry-run, --just-print, --recon: make prints the recipes and runs none of them; -q only asks whether they are up to date.
-    if (parsed.letters.has("n") || parsed.letters.has("q") || ["--dry-run", "--just-print", "--recon", "--question"].some((option) => parsed.longs.has(option))) return undefined;
+    if (
+      parsed.letters.has("n") ||
+      parsed.letters.has("q") ||
+      ["--dry-run", "--just-print", "--recon", "--question"].some((option) => parsed.longs.has(option))
+    )
+      return undefined;
     const targets = parsed.operands.filter((word) => !word.includes("="));
     const dirOption = parsed.values.find(([option]) => option === "-C" || option === "--directory")?.[1];
     const dir = dirOption === undefined ? cwd : posix.resolve(cwd, dirOption);
     const fileOption = parsed.values.find(([option]) => option === "-f" || option === "--file" || option === "--makefile")?.[1];
     if (fileOption === "-" || fileOption?.startsWith("/dev/")) return undefined; // judged by make-reads-makefile-from-input
-    const text = fileOption !== undefined ? readSmall(posix.resolve(dir, fileOption)) : (readSmall(posix.join(dir, "GNUmakefile")) ?? readSmall(posix.join(dir, "makefile")) ?? readSmall(posix.join(dir, "Makefile")));
+    const text =
+      fileOption !== undefined
+        ? readSmall(posix.resolve(dir, fileOption))
+        : (readSmall(posix.join(dir, "GNUmakefile")) ?? readSmall(posix.join(dir, "makefile")) ?? readSmall(posix.join(dir, "Makefile")));
     const label = `make ${targets.join(" ")}`.trim();
     if (text === undefined) return { label, names: targets, cwd: dir };
     const { first, recipes } = makeRecipes(text);
     const names = targets.length > 0 ? targets : first ? [first] : [];
     const lines = withPrerequisites(recipes, names);
     if (lines === undefined) return { label, names, cwd: dir };
-    return { label, names, body: lines.map((line) => line.replaceAll("$(MAKE)", "make").replaceAll("${MAKE}", "make").replaceAll("$$", "$")).join("\n"), cwd: dir };
+    return {
+      label,
+      names,
+      body: lines.map((line) => line.replaceAll("$(MAKE)", "make").replaceAll("${MAKE}", "make").replaceAll("$$", "$")).join("\n"),
+      cwd: dir,
+    };
   }
   if (name === "just") {
-    const parsed = parseArgs(args, new Set(["-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--dotenv-path", "--dotenv-filename"]));
+    const parsed = parseArgs(
+      args,
+      new Set(["-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--dotenv-path", "--dotenv-filename"]),
+    );
     const recipe = parsed.operands[0];
     const fileOption = parsed.values.find(([option]) => option === "-f" || option === "--justfile")?.[1];
-    const text = fileOption !== undefined ? readSmall(posix.resolve(cwd, fileOption)) : (readSmall(posix.join(cwd, "justfile")) ?? readSmall(posix.join(cwd, "Justfile")) ?? readSmall(posix.join(cwd, ".justfile")));
+    const text =
+      fileOption !== undefined
+        ? readSmall(posix.resolve(cwd, fileOption))
+        : (readSmall(posix.join(cwd, "justfile")) ?? readSmall(posix.join(cwd, "Justfile")) ?? readSmall(posix.join(cwd, ".justfile")));
     const label = `just ${recipe ?? ""}`.trim();
     if (text === undefined) return recipe === undefined ? undefined : { label, names: [recipe], cwd };
     const { first, recipes } = justRecipes(text);
@@ -183,9 +318,26 @@ export function scriptCall(name: string, args: readonly string[], cwd: string | 
   }
   if (name === "deno" && args[0] === "task" && args[1] !== undefined) return { label: `deno task ${args[1]}`, names: [args[1]], cwd };
   if (NAME_ONLY.has(name)) {
-    const parsed = parseArgs(args, new Set(["--filter", "-F", "--scope", "-p", "--project", "--projects", "-t", "--target", "-c", "--configuration", "--concurrency", "--cache-dir"]));
+    const parsed = parseArgs(
+      args,
+      new Set([
+        "--filter",
+        "-F",
+        "--scope",
+        "-p",
+        "--project",
+        "--projects",
+        "-t",
+        "--target",
+        "-c",
+        "--configuration",
+        "--concurrency",
+        "--cache-dir",
+      ]),
+    );
     const operands = parsed.operands;
-    const names = (name === "turbo" || name === "nx" || name === "lerna") && TURBO_LIKE_RUN.has(operands[0] ?? "") ? operands.slice(1) : operands;
+    const names =
+      (name === "turbo" || name === "nx" || name === "lerna") && TURBO_LIKE_RUN.has(operands[0] ?? "") ? operands.slice(1) : operands;
     const targets = parsed.values.filter(([option]) => option === "-t" || option === "--target").map(([, value]) => value);
     const all = [...names, ...targets].filter((word) => !word.includes("="));
     if (all.length === 0) return undefined;

@@ -21,10 +21,12 @@ const HOME_SECRETS =
 const SYSTEM_SECRETS = /^\/etc\/(shadow|gshadow|sudoers|master\.passwd)(-|$)|^\/etc\/ssh\/ssh_host_\w+_key$/;
 
 /** Credential files wherever they are, by name. */
-const NAMED_SECRETS = /^(\.env(\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?|\.envrc|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|keystore|jks)|credentials\.json|service-account.*\.json|\.htpasswd|secrets?\.(ya?ml|json|toml))$/;
+const NAMED_SECRETS =
+  /^(\.env(\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?|\.envrc|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|keystore|jks)|credentials\.json|service-account.*\.json|\.htpasswd|secrets?\.(ya?ml|json|toml))$/;
 
 /** Credential paths inside a longer text (inline code, a quoted header). */
-const IN_TEXT = /(?:~|\$HOME|\$\{HOME\}|\/home\/[\w.-]+|\/Users\/[\w.-]+|\/root)\/(?:\.ssh\/[\w.-]+|\.aws\/\w+|\.netrc|\.kube\/config|\.gnupg[\w/.-]*|\.docker\/config\.json|\.npmrc|\.pypirc|\.git-credentials|\.config\/gh\/hosts\.ya?ml)|(?:^|[\s'"(=,])(?:\.\/)?\.env(?:\.[\w-]+)?(?=$|[\s'")\],;])/g;
+const IN_TEXT =
+  /(?:~|\$HOME|\$\{HOME\}|\/home\/[\w.-]+|\/Users\/[\w.-]+|\/root)\/(?:\.ssh\/[\w.-]+|\.aws\/\w+|\.netrc|\.kube\/config|\.gnupg[\w/.-]*|\.docker\/config\.json|\.npmrc|\.pypirc|\.git-credentials|\.config\/gh\/hosts\.ya?ml)|(?:^|[\s'"(=,])(?:\.\/)?\.env(?:\.[\w-]+)?(?=$|[\s'")\],;])/g;
 
 /** Commands that print a secret from a store. */
 const SECRET_COMMANDS: { name: string; args: RegExp; what: string }[] = [
@@ -43,16 +45,67 @@ const SECRET_COMMANDS: { name: string; args: RegExp; what: string }[] = [
 ];
 
 /** Programs that send to the network; rsync, scp and sftp only with a host: operand. */
-const SENDERS = new Set(["curl", "curlie", "wget", "nc", "ncat", "netcat", "socat", "ssh", "telnet", "ftp", "sftp", "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "http", "https", "xh", "httpie", "aria2c", "axel", "openssl", "websocat", "grpcurl", "mail", "sendmail", "mutt", "gh", "s3cmd", "gsutil", "rclone", "ftp", "tftp", "lftp", "smbclient"]);
+const SENDERS = new Set([
+  "curl",
+  "curlie",
+  "wget",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "ssh",
+  "telnet",
+  "ftp",
+  "sftp",
+  "dig",
+  "nslookup",
+  "host",
+  "drill",
+  "ping",
+  "ping6",
+  "traceroute",
+  "http",
+  "https",
+  "xh",
+  "httpie",
+  "aria2c",
+  "axel",
+  "openssl",
+  "websocat",
+  "grpcurl",
+  "mail",
+  "sendmail",
+  "mutt",
+  "gh",
+  "s3cmd",
+  "gsutil",
+  "rclone",
+  "ftp",
+  "tftp",
+  "lftp",
+  "smbclient",
+]);
 const HOST_SENDERS = new Set(["scp", "rsync", "sftp"]);
 /** Clients whose commands (put, mput, send) name local files to send. */
 const TRANSFER_CLIENTS = new Set(["sftp", "ftp", "lftp", "tftp", "smbclient"]);
 /** Inline code that talks to the network. */
-const NETWORK_CODE = /\b(requests\.(get|post|put|patch)|urllib|http\.client|socket\.|fetch\s*\(|http\.request|https\.request|net::http|Net::HTTP|LWP::|IO::Socket|open-uri|axios|XMLHttpRequest|WebSocket)/;
+const NETWORK_CODE =
+  /\b(requests\.(get|post|put|patch)|urllib|http\.client|socket\.|fetch\s*\(|http\.request|https\.request|net::http|Net::HTTP|LWP::|IO::Socket|open-uri|axios|XMLHttpRequest|WebSocket)/;
 const INTERPRETERS = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "deno", "bun", "osascript", "pwsh"]);
 
 /** Option values that hand a key to a client to authenticate with, not to send. */
-const IDENTITY_ANY = new Set(["--shared-credentials-file", "--kubeconfig", "--identity", "--identity-file", "--private-key", "--key-file", "--ssh-key", "--credentials-file", "--env-file", "--netrc-file"]);
+const IDENTITY_ANY = new Set([
+  "--shared-credentials-file",
+  "--kubeconfig",
+  "--identity",
+  "--identity-file",
+  "--private-key",
+  "--key-file",
+  "--ssh-key",
+  "--credentials-file",
+  "--env-file",
+  "--netrc-file",
+]);
 const IDENTITY_OPTIONS: Record<string, Set<string>> = {
   ssh: new Set(["-i", "-F"]),
   scp: new Set(["-i", "-F"]),
@@ -102,7 +155,8 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: stri
   const found: string[] = [];
   const args = command.argv.slice(1);
   for (const store of SECRET_COMMANDS) {
-    if (command.name === store.name && args.some((arg) => store.args.test(arg)) && (store.name !== "gh" || args[0] === "auth")) stores.push(store.what);
+    if (command.name === store.name && args.some((arg) => store.args.test(arg)) && (store.name !== "gh" || args[0] === "auth"))
+      stores.push(store.what);
   }
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
@@ -131,7 +185,8 @@ function secretsRead(command: ExecutedCommand, ctx: PathContext): { stores: stri
 /** Whether a command sends something to another machine. */
 function sends(command: ExecutedCommand): boolean {
   // openssl talks to the network only as a client or a server; req, genrsa, x509 and the like work on local files.
-  if (command.name === "openssl") return command.argv.some((arg) => /^(s_client|s_server|s_time|ocsp)$/.test(arg)) && !loopbackOnly(command);
+  if (command.name === "openssl")
+    return command.argv.some((arg) => /^(s_client|s_server|s_time|ocsp)$/.test(arg)) && !loopbackOnly(command);
   if (SENDERS.has(command.name)) return !loopbackOnly(command);
   const args = command.argv.slice(1);
   // git push sends what was committed; aws sends what it is given to a bucket or an API.
@@ -141,25 +196,48 @@ function sends(command: ExecutedCommand): boolean {
   if (command.via.some((label) => /^(ssh|scp|sftp)\b/.test(label))) return true;
   if (HOST_SENDERS.has(command.name)) return command.argv.slice(1).some((arg) => /^[^/=-][^/=]*:/.test(arg));
   // A file server (python -m http.server, php -S) hands its folder to whoever connects.
-  if (INTERPRETERS.has(command.name) && (command.argv.includes("http.server") || command.argv.includes("SimpleHTTPServer") || command.argv.includes("-S"))) return true;
-  if (INTERPRETERS.has(command.name)) return command.argv.some((arg) => NETWORK_CODE.test(arg)) || (command.stdinScript !== undefined && NETWORK_CODE.test(command.stdinScript));
+  if (
+    INTERPRETERS.has(command.name) &&
+    (command.argv.includes("http.server") || command.argv.includes("SimpleHTTPServer") || command.argv.includes("-S"))
+  )
+    return true;
+  if (INTERPRETERS.has(command.name))
+    return (
+      command.argv.some((arg) => NETWORK_CODE.test(arg)) || (command.stdinScript !== undefined && NETWORK_CODE.test(command.stdinScript))
+    );
   return false;
 }
 
 /** A request whose every address is this machine (curl localhost:3000/health): nothing leaves. */
 function loopbackOnly(command: ExecutedCommand): boolean {
-  const addresses = command.argv.slice(1).filter((arg) => /^(https?|wss?|ftp):\/\//.test(arg) || /^[\w.-]+:\d+(\/|$)/.test(arg) || /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/.test(arg));
-  return addresses.length > 0 && addresses.every((arg) => /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)(?:[:/]|$)/.test(arg));
+  const addresses = command.argv
+    .slice(1)
+    .filter(
+      (arg) =>
+        /^(https?|wss?|ftp):\/\//.test(arg) || /^[\w.-]+:\d+(\/|$)/.test(arg) || /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/.test(arg),
+    );
+  return (
+    addresses.length > 0 &&
+    addresses.every((arg) => /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)(?:[:/]|$)/.test(arg))
+  );
 }
 
 /** `kind`: a credential file or store (deny), or a variable whose name says it holds a secret (ask: it may be going to its own service). */
 type Leak = { command: ExecutedCommand; secret: string; sender: string; kind?: "variable" };
 
 /** Variable names that say they hold a secret: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, DB_PASSWORD. */
-const SECRET_VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY(?:_ID)?|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\}?/i;
+const SECRET_VARIABLE =
+  /\$\{?([A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY(?:_ID)?|PRIVATE_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\}?/i;
 
 /** Vendors whose variables are spelt otherwise than their domains. */
-const VENDOR_DOMAIN: Record<string, string> = { gh: "github", aws: "amazonaws", gcp: "googleapis", google: "googleapis", hf: "huggingface", az: "azure" };
+const VENDOR_DOMAIN: Record<string, string> = {
+  gh: "github",
+  aws: "amazonaws",
+  gcp: "googleapis",
+  google: "googleapis",
+  hf: "huggingface",
+  az: "azure",
+};
 
 /** The hosts of the URLs among a command's words. */
 function hostsOf(command: ExecutedCommand): string[] {
@@ -181,7 +259,10 @@ function secretVariable(sender: ExecutedCommand, assigned: ReadonlySet<string>):
     if (!m || assigned.has(m[1] as string)) continue;
     const prefix = (m[1] as string).split("_")[0]?.toLowerCase() ?? "";
     const vendor = VENDOR_DOMAIN[prefix] ?? prefix;
-    const own = vendor.length >= 3 && hosts.length > 0 && hosts.every((host) => host.split(".").some((label) => label === vendor || label.startsWith(vendor)));
+    const own =
+      vendor.length >= 3 &&
+      hosts.length > 0 &&
+      hosts.every((host) => host.split(".").some((label) => label === vendor || label.startsWith(vendor)));
     if (!own) return `$${m[1]}`;
   }
   return undefined;
@@ -192,21 +273,32 @@ function secretVariable(sender: ExecutedCommand, assigned: ReadonlySet<string>):
 function dumpsEnvironment(command: ExecutedCommand): boolean {
   const args = command.argv.slice(1);
   if (command.name === "env" || command.name === "printenv") return args.every((arg) => arg.startsWith("-"));
-  if (command.name === "export" || command.name === "declare" || command.name === "typeset") return args.length > 0 && args.every((arg) => /^-[px0]+$/.test(arg));
+  if (command.name === "export" || command.name === "declare" || command.name === "typeset")
+    return args.length > 0 && args.every((arg) => /^-[px0]+$/.test(arg));
   return command.name === "set" && args.length === 0;
 }
 
-export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: ExecutedCommand) => PathContext, writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => [], assigned: ReadonlySet<string> = new Set()): Leak | undefined {
+export function secretLeak(
+  commands: readonly ExecutedCommand[],
+  ctx: (command: ExecutedCommand) => PathContext,
+  writersOf: (command: ExecutedCommand) => readonly ExecutedCommand[] = () => [],
+  assigned: ReadonlySet<string> = new Set(),
+): Leak | undefined {
   const senders = commands.filter(sends);
   if (senders.length === 0) return undefined;
   // The environment piped into a sender, or put into its words by $(env): every token it holds leaves.
   for (const sender of senders) {
     const dump = writersOf(sender).find(dumpsEnvironment);
     if (dump) return { command: dump, secret: "the environment (its tokens and keys)", sender: sender.name };
-    if (sender.argv.some((arg) => /(\$\(|`)\s*(env|printenv|export\s+-p|declare\s+-x)\s*(\||\)|`)/.test(arg))) return { command: sender, secret: "the environment (its tokens and keys)", sender: sender.name };
+    if (sender.argv.some((arg) => /(\$\(|`)\s*(env|printenv|export\s+-p|declare\s+-x)\s*(\||\)|`)/.test(arg)))
+      return { command: sender, secret: "the environment (its tokens and keys)", sender: sender.name };
   }
   const nameOf = (sender: ExecutedCommand) =>
-    SENDERS.has(sender.name) || HOST_SENDERS.has(sender.name) || INTERPRETERS.has(sender.name) || sender.name === "git" || sender.name === "aws"
+    SENDERS.has(sender.name) ||
+    HOST_SENDERS.has(sender.name) ||
+    INTERPRETERS.has(sender.name) ||
+    sender.name === "git" ||
+    sender.name === "aws"
       ? sender.name
       : ((sender.via.find((label) => /^(ssh|scp|sftp)\b/.test(label)) ?? sender.name).split(" ")[0] as string);
   for (const command of commands) {
@@ -228,7 +320,15 @@ export function secretLeak(commands: readonly ExecutedCommand[], ctx: (command: 
     if (variable) return { command: sender, secret: variable, sender: nameOf(sender), kind: "variable" };
     // printenv NAME, echo "$NAME" piped into the sender.
     for (const writer of writersOf(sender)) {
-      const printed = writer.name === "printenv" ? writer.argv.slice(1).map((name) => `$${name}`).find((word) => SECRET_VARIABLE.test(word)) : writer.name === "echo" || writer.name === "printf" ? secretVariable(writer, assigned) : undefined;
+      const printed =
+        writer.name === "printenv"
+          ? writer.argv
+              .slice(1)
+              .map((name) => `$${name}`)
+              .find((word) => SECRET_VARIABLE.test(word))
+          : writer.name === "echo" || writer.name === "printf"
+            ? secretVariable(writer, assigned)
+            : undefined;
       if (printed) return { command: writer, secret: printed.replace(/^\$\$/, "$"), sender: nameOf(sender), kind: "variable" };
     }
   }

@@ -27,18 +27,191 @@ export type WriteTarget = {
 const set = (...words: string[]) => new Set(words);
 
 /** Options that take a value, per program, so operands are found where the program finds them. */
-const CURL_VALUES = set("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--output-dir", "--trace", "--trace-ascii", "--stderr", "-H", "--header", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-u", "--user", "-X", "--request", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file", "-x", "--proxy", "-m", "--max-time", "--connect-timeout", "-w", "--write-out", "-r", "--range", "-K", "--config", "--retry", "--cacert", "--cert", "--key", "-E", "--resolve", "--url");
-const WGET_VALUES = set("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output", "-U", "--user-agent", "--header", "-t", "--tries", "-T", "--timeout", "--post-data", "--post-file", "-i", "--input-file", "-e", "--execute", "--user", "--password", "-Q", "--quota", "-l", "--level", "-A", "--accept", "-R", "--reject");
-const TAR_VALUES = set("-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor", "-I", "--use-compress-program", "--exclude", "-H", "--format", "-g", "--listed-incremental", "-N", "--newer", "--owner", "--group", "--mode", "--transform", "--strip-components");
+const CURL_VALUES = set(
+  "-o",
+  "--output",
+  "-D",
+  "--dump-header",
+  "-c",
+  "--cookie-jar",
+  "--output-dir",
+  "--trace",
+  "--trace-ascii",
+  "--stderr",
+  "-H",
+  "--header",
+  "-d",
+  "--data",
+  "--data-raw",
+  "--data-binary",
+  "--data-urlencode",
+  "-F",
+  "--form",
+  "-u",
+  "--user",
+  "-X",
+  "--request",
+  "-A",
+  "--user-agent",
+  "-e",
+  "--referer",
+  "-b",
+  "--cookie",
+  "-T",
+  "--upload-file",
+  "-x",
+  "--proxy",
+  "-m",
+  "--max-time",
+  "--connect-timeout",
+  "-w",
+  "--write-out",
+  "-r",
+  "--range",
+  "-K",
+  "--config",
+  "--retry",
+  "--cacert",
+  "--cert",
+  "--key",
+  "-E",
+  "--resolve",
+  "--url",
+);
+const WGET_VALUES = set(
+  "-O",
+  "--output-document",
+  "-P",
+  "--directory-prefix",
+  "-o",
+  "--output-file",
+  "-a",
+  "--append-output",
+  "-U",
+  "--user-agent",
+  "--header",
+  "-t",
+  "--tries",
+  "-T",
+  "--timeout",
+  "--post-data",
+  "--post-file",
+  "-i",
+  "--input-file",
+  "-e",
+  "--execute",
+  "--user",
+  "--password",
+  "-Q",
+  "--quota",
+  "-l",
+  "--level",
+  "-A",
+  "--accept",
+  "-R",
+  "--reject",
+);
+const TAR_VALUES = set(
+  "-f",
+  "--file",
+  "-C",
+  "--directory",
+  "-T",
+  "--files-from",
+  "-X",
+  "--exclude-from",
+  "-b",
+  "--blocking-factor",
+  "-I",
+  "--use-compress-program",
+  "--exclude",
+  "-H",
+  "--format",
+  "-g",
+  "--listed-incremental",
+  "-N",
+  "--newer",
+  "--owner",
+  "--group",
+  "--mode",
+  "--transform",
+  "--strip-components",
+);
 const UNZIP_VALUES = set("-d", "-x", "-P");
-const COPY_VALUES = set("-t", "--target-directory", "-S", "--suffix", "--backup", "--reflink", "--sparse", "--preserve", "--no-preserve", "-m", "--mode", "-o", "--owner", "-g", "--group", "--context", "-Z", "--strip-program");
-const RSYNC_VALUES = set("-e", "--rsh", "--exclude", "--include", "--exclude-from", "--include-from", "--filter", "-f", "--files-from", "--rsync-path", "--backup-dir", "--suffix", "--chmod", "--chown", "--log-file", "--password-file", "--bwlimit", "--timeout", "--port", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--max-size", "--min-size", "--out-format", "-M", "--remote-option");
+const COPY_VALUES = set(
+  "-t",
+  "--target-directory",
+  "-S",
+  "--suffix",
+  "--backup",
+  "--reflink",
+  "--sparse",
+  "--preserve",
+  "--no-preserve",
+  "-m",
+  "--mode",
+  "-o",
+  "--owner",
+  "-g",
+  "--group",
+  "--context",
+  "-Z",
+  "--strip-program",
+);
+const RSYNC_VALUES = set(
+  "-e",
+  "--rsh",
+  "--exclude",
+  "--include",
+  "--exclude-from",
+  "--include-from",
+  "--filter",
+  "-f",
+  "--files-from",
+  "--rsync-path",
+  "--backup-dir",
+  "--suffix",
+  "--chmod",
+  "--chown",
+  "--log-file",
+  "--password-file",
+  "--bwlimit",
+  "--timeout",
+  "--port",
+  "-T",
+  "--temp-dir",
+  "--partial-dir",
+  "--compare-dest",
+  "--copy-dest",
+  "--link-dest",
+  "--max-size",
+  "--min-size",
+  "--out-format",
+  "-M",
+  "--remote-option",
+);
 const SED_VALUES = set("-e", "--expression", "-f", "--file", "-l", "--line-length");
 const PERL_VALUES = set("-e", "-E", "-M", "-m", "-I", "-x", "-C", "-d", "-D", "-V");
 const TRUNCATE_VALUES = set("-s", "--size", "-r", "--reference", "-o");
 const PERM_VALUES = set("--reference", "--from");
 const SETFACL_VALUES = set("-m", "--modify", "-x", "--remove", "-M", "--modify-file", "-X", "--remove-file", "--set", "--set-file");
-const SORT_VALUES = set("-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source");
+const SORT_VALUES = set(
+  "-o",
+  "--output",
+  "-k",
+  "--key",
+  "-t",
+  "--field-separator",
+  "-S",
+  "--buffer-size",
+  "-T",
+  "--temporary-directory",
+  "--parallel",
+  "--batch-size",
+  "--files0-from",
+  "--compress-program",
+  "--random-source",
+);
 const TEE_VALUES = set("--output-error");
 
 /** The value given to an option, by any of its spellings (-o X, -oX, --output X, --output=X), last one wins. */
@@ -57,7 +230,8 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const out: WriteTarget[] = [];
       for (const word of valuesOf(p.values, "-o", "--output")) if (!isStream(word)) out.push({ word, op: ">", how: `${name} -o` });
       for (const word of valuesOf(p.values, "--output-dir")) out.push({ word, op: ">>", how: `${name} --output-dir`, dir: true });
-      for (const word of valuesOf(p.values, "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")) if (!isStream(word)) out.push({ word, op: ">", how: `${name} writes` });
+      for (const word of valuesOf(p.values, "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"))
+        if (!isStream(word)) out.push({ word, op: ">", how: `${name} writes` });
       return out;
     }
     case "wget": {
@@ -85,7 +259,9 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
     case "tee": {
       const p = parseArgs(args, TEE_VALUES);
       const append = p.letters.has("a") || p.longs.has("--append");
-      return p.operands.filter((word) => !isStream(word)).map((word) => ({ word, op: append ? ">>" : ">", how: append ? "tee -a" : "tee" }));
+      return p.operands
+        .filter((word) => !isStream(word))
+        .map((word) => ({ word, op: append ? ">>" : ">", how: append ? "tee -a" : "tee" }));
     }
     case "cp":
     case "mv":
@@ -99,13 +275,19 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const dest = p.operands.at(-1);
       if (p.operands.length < 2 || dest === undefined || /^[^/]*:/.test(dest)) return [];
       // A destination that is a file (not a folder, not written with a slash) is replaced, as by cp.
-      if (!dest.endsWith("/") && p.operands.length === 2 && !(p.operands[0] as string).endsWith("/")) return [{ word: dest, op: ">", how: "rsync onto" }];
+      if (!dest.endsWith("/") && p.operands.length === 2 && !(p.operands[0] as string).endsWith("/"))
+        return [{ word: dest, op: ">", how: "rsync onto" }];
       return [{ word: dest, op: ">>", how: "rsync into", dir: true }];
     }
     case "uniq":
     case "xxd": {
       // uniq IN OUT, xxd [-r] IN OUT: the second operand is written.
-      const p = parseArgs(args, name === "uniq" ? set("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars") : set("-c", "-g", "-l", "-o", "-s", "-n", "--name", "--cols", "--groupsize", "--len", "--seek", "--offset"));
+      const p = parseArgs(
+        args,
+        name === "uniq"
+          ? set("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars")
+          : set("-c", "-g", "-l", "-o", "-s", "-n", "--name", "--cols", "--groupsize", "--len", "--seek", "--offset"),
+      );
       const out = p.operands[1];
       return out === undefined || isStream(out) ? [] : [{ word: out, op: ">", how: `${name} writes` }];
     }
@@ -116,17 +298,41 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
     case "split":
     case "csplit": {
       // split IN PREFIX: files PREFIXaa, PREFIXab… are written next to PREFIX.
-      const p = parseArgs(args, name === "split" ? set("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t", "--separator", "--additional-suffix", "--filter") : set("-f", "--prefix", "-b", "--suffix-format", "-n", "--digits"));
+      const p = parseArgs(
+        args,
+        name === "split"
+          ? set(
+              "-a",
+              "--suffix-length",
+              "-b",
+              "--bytes",
+              "-C",
+              "--line-bytes",
+              "-l",
+              "--lines",
+              "-n",
+              "--number",
+              "-t",
+              "--separator",
+              "--additional-suffix",
+              "--filter",
+            )
+          : set("-f", "--prefix", "-b", "--suffix-format", "-n", "--digits"),
+      );
       const prefix = name === "split" ? p.operands[1] : valuesOf(p.values, "-f", "--prefix")[0];
       return prefix === undefined ? [] : [{ word: `${prefix}__split__`, op: ">", how: `${name} writes files named` }];
     }
     case "cpio": {
       // cpio -i keeps absolute member names unless told not to: they land wherever they say.
-      const p = parseArgs(args, set("-F", "--file", "-H", "--format", "-D", "--directory", "-E", "--pattern-file", "-R", "--owner", "-I", "-O"));
+      const p = parseArgs(
+        args,
+        set("-F", "--file", "-H", "--format", "-D", "--directory", "-E", "--pattern-file", "-R", "--owner", "-I", "-O"),
+      );
       if (!(p.letters.has("i") || p.longs.has("--extract"))) return [];
       const into = valuesOf(p.values, "-D", "--directory")[0] ?? ".";
       const out: WriteTarget[] = [{ word: into, op: ">>", how: "cpio -i into", dir: true }];
-      if (!p.longs.has("--no-absolute-filenames")) out.push({ word: "/", op: ">>", how: "cpio -i (absolute member names) under", dir: true });
+      if (!p.longs.has("--no-absolute-filenames"))
+        out.push({ word: "/", op: ">>", how: "cpio -i (absolute member names) under", dir: true });
       return out;
     }
     case "scp": {
@@ -175,14 +381,36 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const out: WriteTarget[] = [];
       for (let i = 0; i < args.length - 1; i++) {
         const action = args[i] as string;
-        if (action === "-fprint" || action === "-fprint0" || action === "-fls") out.push({ word: args[i + 1] as string, op: ">", how: `find ${action}` });
+        if (action === "-fprint" || action === "-fprint0" || action === "-fls")
+          out.push({ word: args[i + 1] as string, op: ">", how: `find ${action}` });
         if (action === "-fprintf") out.push({ word: args[i + 1] as string, op: ">", how: "find -fprintf" });
       }
       return out;
     }
     case "git": {
       // git clone URL DIR: the folder it creates.
-      const p = parseArgs(args, set("-C", "-c", "-b", "--branch", "--depth", "-o", "--origin", "--template", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter", "--config", "-u", "--upload-pack"), true);
+      const p = parseArgs(
+        args,
+        set(
+          "-C",
+          "-c",
+          "-b",
+          "--branch",
+          "--depth",
+          "-o",
+          "--origin",
+          "--template",
+          "--reference",
+          "--separate-git-dir",
+          "-j",
+          "--jobs",
+          "--filter",
+          "--config",
+          "-u",
+          "--upload-pack",
+        ),
+        true,
+      );
       const at = p.operands.indexOf("clone");
       const dir = at === -1 ? undefined : p.operands[at + 2];
       if (dir !== undefined) return [{ word: dir, op: ">>", how: "git clone into", dir: true }];
@@ -193,10 +421,12 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const out: WriteTarget[] = [];
       for (let i = 0; i < after.length; i++) {
         const word = after[i] as string;
-        if (word === "--directory" && after[i + 1] !== undefined) out.push({ word: after[++i] as string, op: ">>", how: `git ${verb} --directory`, dir: true });
+        if (word === "--directory" && after[i + 1] !== undefined)
+          out.push({ word: after[++i] as string, op: ">>", how: `git ${verb} --directory`, dir: true });
         else if (word.startsWith("--directory=")) out.push({ word: word.slice(12), op: ">>", how: `git ${verb} --directory`, dir: true });
       }
-      if (after.includes("--unsafe-paths") && out.length === 0) out.push({ word: "$PATCH_PATHS", op: ">>", how: `git ${verb} --unsafe-paths writes wherever the patch says:` });
+      if (after.includes("--unsafe-paths") && out.length === 0)
+        out.push({ word: "$PATCH_PATHS", op: ">>", how: `git ${verb} --unsafe-paths writes wherever the patch says:` });
       return out;
     }
     case "docker":
@@ -209,11 +439,41 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       return /^[^/]*:/.test(dest) || isStream(dest) ? [] : [{ word: dest, op: ">", how: `${name} cp to` }];
     }
     case "openssl": {
-      const p = parseArgs(args, set("-out", "-keyout", "-in", "-key", "-config", "-passin", "-passout", "-subj", "-days", "-newkey", "-CA", "-CAkey", "-signkey", "-inkey", "-certfile", "-name", "-md", "-aes256", "-pass", "-K", "-iv"));
-      return p.values.filter(([option]) => option === "-out" || option === "-keyout").map(([, word]) => ({ word, op: ">", how: "openssl -out" }));
+      const p = parseArgs(
+        args,
+        set(
+          "-out",
+          "-keyout",
+          "-in",
+          "-key",
+          "-config",
+          "-passin",
+          "-passout",
+          "-subj",
+          "-days",
+          "-newkey",
+          "-CA",
+          "-CAkey",
+          "-signkey",
+          "-inkey",
+          "-certfile",
+          "-name",
+          "-md",
+          "-aes256",
+          "-pass",
+          "-K",
+          "-iv",
+        ),
+      );
+      return p.values
+        .filter(([option]) => option === "-out" || option === "-keyout")
+        .map(([, word]) => ({ word, op: ">", how: "openssl -out" }));
     }
     case "ssh-keygen": {
-      const p = parseArgs(args, set("-f", "-t", "-b", "-C", "-N", "-P", "-m", "-Z", "-a", "-E", "-O", "-n", "-I", "-s", "-V", "-z", "-D", "-Y", "-r"));
+      const p = parseArgs(
+        args,
+        set("-f", "-t", "-b", "-C", "-N", "-P", "-m", "-Z", "-a", "-E", "-O", "-n", "-I", "-s", "-V", "-z", "-D", "-Y", "-r"),
+      );
       // Reading (-l, -y, -F) or changing known_hosts (-R) writes no key.
       if (["l", "y", "F", "R", "B", "L", "Q"].some((letter) => p.letters.has(letter))) return [];
       return p.values.filter(([option]) => option === "-f").map(([, word]) => ({ word, op: ">", how: "ssh-keygen -f" }));
@@ -222,11 +482,32 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
     case "7za":
     case "7zz":
       // 7z x ARCHIVE -oDIR: the output folder is glued to -o.
-      return args.filter((arg) => arg.startsWith("-o") && arg.length > 2).map((arg) => ({ word: arg.slice(2), op: ">>", how: `${name} -o`, dir: true }));
+      return args
+        .filter((arg) => arg.startsWith("-o") && arg.length > 2)
+        .map((arg) => ({ word: arg.slice(2), op: ">>", how: `${name} -o`, dir: true }));
     case "aws":
     case "awslocal": {
       // aws s3 cp|mv|sync SRC DEST: a local DEST is written.
-      const p = parseArgs(args, set("--profile", "--region", "--output", "--query", "--endpoint-url", "--exclude", "--include", "--acl", "--storage-class", "--sse", "--content-type", "--cache-control", "--expires", "--metadata", "--grants"));
+      const p = parseArgs(
+        args,
+        set(
+          "--profile",
+          "--region",
+          "--output",
+          "--query",
+          "--endpoint-url",
+          "--exclude",
+          "--include",
+          "--acl",
+          "--storage-class",
+          "--sse",
+          "--content-type",
+          "--cache-control",
+          "--expires",
+          "--metadata",
+          "--grants",
+        ),
+      );
       const [service, verb] = p.operands;
       if (service !== "s3" || !(verb === "cp" || verb === "mv" || verb === "sync")) return [];
       const dest = p.operands[3];
@@ -242,9 +523,20 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       // Told what to do (-c, +cmd, -s script, ex or silent mode), the editor writes its files without anyone at the keyboard.
       const ed = name === "ed" || name === "red";
       const p = parseArgs(args, ed ? set("-p", "--prompt") : VIM_VALUES);
-      const scripted = name === "ex" || name === "ed" || name === "red" || p.letters.has("e") || p.letters.has("E") || p.letters.has("s") || p.longs.has("--headless") || p.values.some(([option]) => option === "-c" || option === "--cmd" || option === "-S" || option === "-s") || args.some((arg) => arg.startsWith("+"));
+      const scripted =
+        name === "ex" ||
+        name === "ed" ||
+        name === "red" ||
+        p.letters.has("e") ||
+        p.letters.has("E") ||
+        p.letters.has("s") ||
+        p.longs.has("--headless") ||
+        p.values.some(([option]) => option === "-c" || option === "--cmd" || option === "-S" || option === "-s") ||
+        args.some((arg) => arg.startsWith("+"));
       if (!scripted) return [];
-      return p.operands.filter((word) => !word.startsWith("+") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} (told what to do) edits` }));
+      return p.operands
+        .filter((word) => !word.startsWith("+") && !isStream(word))
+        .map((word) => ({ word, op: ">>", how: `${name} (told what to do) edits` }));
     }
     case "awk":
     case "gawk": {
@@ -253,7 +545,10 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const inplace = p.values.some(([option, value]) => (option === "-i" || option === "--include") && /^inplace(\.awk)?$/.test(value));
       if (!inplace) return [];
       const programGiven = p.values.some(([option]) => option === "-f" || option === "--file" || option === "-e" || option === "--source");
-      return p.operands.slice(programGiven ? 0 : 1).filter((word) => !word.includes("=") && !isStream(word)).map((word) => ({ word, op: ">>", how: `${name} -i inplace` }));
+      return p.operands
+        .slice(programGiven ? 0 : 1)
+        .filter((word) => !word.includes("=") && !isStream(word))
+        .map((word) => ({ word, op: ">>", how: `${name} -i inplace` }));
     }
     case "npm":
     case "pnpm":
@@ -263,15 +558,53 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
       const p = parseArgs(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace"));
       if (p.operands[0] !== "pkg" || !["set", "delete", "fix"].includes(p.operands[1] ?? "")) return [];
       const dir = valuesOf(p.values, "--prefix", "-C", "--dir", "--cwd")[0];
-      return [{ word: dir === undefined ? "package.json" : `${dir.replace(/\/+$/, "")}/package.json`, op: ">>", how: `${name} pkg ${p.operands[1]}` }];
+      return [
+        {
+          word: dir === undefined ? "package.json" : `${dir.replace(/\/+$/, "")}/package.json`,
+          op: ">>",
+          how: `${name} pkg ${p.operands[1]}`,
+        },
+      ];
     }
     default:
       return [];
   }
 }
 
-const VIM_VALUES = set("-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t", "-q", "--startuptime", "--servername", "-r", "--listen");
-const AWK_VALUES = set("-f", "--file", "-v", "--assign", "-F", "--field-separator", "-i", "--include", "-l", "--load", "-e", "--source", "-E", "--exec");
+const VIM_VALUES = set(
+  "-c",
+  "--cmd",
+  "-S",
+  "-s",
+  "-u",
+  "-U",
+  "-i",
+  "-T",
+  "-w",
+  "-W",
+  "-t",
+  "-q",
+  "--startuptime",
+  "--servername",
+  "-r",
+  "--listen",
+);
+const AWK_VALUES = set(
+  "-f",
+  "--file",
+  "-v",
+  "--assign",
+  "-F",
+  "--field-separator",
+  "-i",
+  "--include",
+  "-l",
+  "--load",
+  "-e",
+  "--source",
+  "-E",
+  "--exec",
+);
 
 /** tar: where it extracts (-C while extracting) and the archive it creates (-f while creating). */
 function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
@@ -292,12 +625,19 @@ function tarTargets(name: string, args: readonly string[]): WriteTarget[] {
     }
   }
   const extracting = p.letters.has("x") || p.longs.has("--extract") || p.longs.has("--get");
-  const creating = p.letters.has("c") || p.longs.has("--create") || p.letters.has("r") || p.letters.has("u") || p.longs.has("--append") || p.longs.has("--update");
+  const creating =
+    p.letters.has("c") ||
+    p.longs.has("--create") ||
+    p.letters.has("r") ||
+    p.letters.has("u") ||
+    p.longs.has("--append") ||
+    p.longs.has("--update");
   const out: WriteTarget[] = [];
   if (extracting) {
     const into = valuesOf(values, "-C", "--directory");
     // -P, --absolute-names: members named /etc/x or ../x land there, wherever -C says.
-    if (p.letters.has("P") || p.longs.has("--absolute-names")) out.push({ word: "/", op: ">>", how: `${name} -x -P (absolute member names) under`, dir: true });
+    if (p.letters.has("P") || p.longs.has("--absolute-names"))
+      out.push({ word: "/", op: ">>", how: `${name} -x -P (absolute member names) under`, dir: true });
     const overwrite = !p.letters.has("k") && !p.longs.has("--keep-old-files") && !p.longs.has("--skip-old-files");
     // Unpacking replaces same-named files inside the folder, not the folder: a change to it, judged by where it is.
     for (const word of into) out.push({ word, op: ">>", how: overwrite ? `${name} -x -C` : `${name} -xk -C`, dir: true });
@@ -316,6 +656,10 @@ function copyTargets(name: string, args: readonly string[]): WriteTarget[] {
   if (p.operands.length < 2) return [];
   const dest = p.operands.at(-1) as string;
   // ln without -f does not replace an existing file; cp -n and mv -n do not either.
-  const keeps = p.letters.has("n") || p.longs.has("--no-clobber") || p.longs.has("--update") || (base === "ln" && !p.letters.has("f") && !p.longs.has("--force"));
+  const keeps =
+    p.letters.has("n") ||
+    p.longs.has("--no-clobber") ||
+    p.longs.has("--update") ||
+    (base === "ln" && !p.letters.has("f") && !p.longs.has("--force"));
   return [{ word: dest, op: keeps ? ">>" : ">", how: `${base} onto` }];
 }

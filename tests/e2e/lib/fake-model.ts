@@ -9,7 +9,13 @@
  * `run`: commands the runner executes before this step is answered, as a person at another terminal would
  * (e.g. `verdict approvals approve {{APPROVAL}}`, the id taken from what the model was last sent).
  */
-export type Step = ({ command: string } | { text: string } | { file: FileStep } | { mcp: McpStep } | { tool: { name: string; input: Record<string, unknown> } }) & { run?: string[][] };
+export type Step = (
+  | { command: string }
+  | { text: string }
+  | { file: FileStep }
+  | { mcp: McpStep }
+  | { tool: { name: string; input: Record<string, unknown> } }
+) & { run?: string[][] };
 
 /** A call of an MCP server's tool, by the tool's own name: the host's name for it is found among the tools it offers. */
 export type McpStep = { server: string; tool: string; args: Record<string, unknown> };
@@ -29,7 +35,10 @@ function offeredNames(tools: any[], namespace?: string): { name: string; namespa
 export function mcpToolName(body: any, step: McpStep): { name: string; namespace?: string } {
   const offered = offeredNames(body?.tools ?? []);
   // Claude Code defers MCP tools (not listed until searched for) but runs them by their full name.
-  return offered.find((o) => o.name === step.tool) ?? offered.find((o) => o.name.endsWith(step.tool)) ?? { name: `mcp__${step.server}__${step.tool}` };
+  return (
+    offered.find((o) => o.name === step.tool) ??
+    offered.find((o) => o.name.endsWith(step.tool)) ?? { name: `mcp__${step.server}__${step.tool}` }
+  );
 }
 
 /**
@@ -39,8 +48,12 @@ export function mcpToolName(body: any, step: McpStep): { name: string; namespace
 export type FileStep = { path: string; content: string; replace?: string };
 
 function codexPatch(file: FileStep): string {
-  if (file.replace !== undefined) return `*** Begin Patch\n*** Update File: ${file.path}\n@@\n-${file.replace}\n+${file.content.replace(/\n$/, "")}\n*** End Patch\n`;
-  const lines = file.content.replace(/\n$/, "").split("\n").map((line) => `+${line}`);
+  if (file.replace !== undefined)
+    return `*** Begin Patch\n*** Update File: ${file.path}\n@@\n-${file.replace}\n+${file.content.replace(/\n$/, "")}\n*** End Patch\n`;
+  const lines = file.content
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => `+${line}`);
   return `*** Begin Patch\n*** Add File: ${file.path}\n${lines.join("\n")}\n*** End Patch\n`;
 }
 
@@ -48,10 +61,33 @@ function codexPatch(file: FileStep): string {
 function codexPatchItem(body: any, file: FileStep, n: number): any {
   const tool = (body?.tools ?? []).find((t: any) => t?.name === "apply_patch");
   const patch = codexPatch(file);
-  if (tool?.type === "custom") return { type: "custom_tool_call", id: `ctc_fake_${n}`, call_id: `call_fake_${n}`, name: "apply_patch", input: patch, status: "completed" };
-  if (tool) return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: "apply_patch", arguments: JSON.stringify({ input: patch }), status: "completed" };
+  if (tool?.type === "custom")
+    return {
+      type: "custom_tool_call",
+      id: `ctc_fake_${n}`,
+      call_id: `call_fake_${n}`,
+      name: "apply_patch",
+      input: patch,
+      status: "completed",
+    };
+  if (tool)
+    return {
+      type: "function_call",
+      id: `fc_fake_${n}`,
+      call_id: `call_fake_${n}`,
+      name: "apply_patch",
+      arguments: JSON.stringify({ input: patch }),
+      status: "completed",
+    };
   // No apply_patch tool offered: the shell's apply_patch command, which Codex intercepts.
-  return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, `apply_patch <<'EOF'\n${patch}EOF`)), status: "completed" };
+  return {
+    type: "function_call",
+    id: `fc_fake_${n}`,
+    call_id: `call_fake_${n}`,
+    name: shellToolName(body),
+    arguments: JSON.stringify(shellArgs(body, `apply_patch <<'EOF'\n${patch}EOF`)),
+    status: "completed",
+  };
 }
 
 export interface RecordedRequest {
@@ -83,32 +119,72 @@ function anthropic(body: any, step: Step | null, n: number): Response {
   const model = body?.model ?? "claude-fake";
   const blocks: any[] =
     step && "command" in step
-      ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Bash", input: { command: step.command, description: "Run the scripted test command" } }]
+      ? [
+          {
+            type: "tool_use",
+            id: `toolu_fake_${n}`,
+            name: "Bash",
+            input: { command: step.command, description: "Run the scripted test command" },
+          },
+        ]
       : step && "file" in step
         ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: "Write", input: { file_path: step.file.path, content: step.file.content } }]
         : step && "mcp" in step
           ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: mcpToolName(body, step.mcp).name, input: step.mcp.args }]
           : step && "tool" in step
             ? [{ type: "tool_use", id: `toolu_fake_${n}`, name: step.tool.name, input: step.tool.input }]
-        : [{ type: "text", text: step && "text" in step ? step.text : "Fake title" }];
+            : [{ type: "text", text: step && "text" in step ? step.text : "Fake title" }];
   const stopReason = step && ("command" in step || "file" in step || "mcp" in step || "tool" in step) ? "tool_use" : "end_turn";
   if (!body?.stream) {
-    return json({ id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: USAGE_ANTHROPIC });
+    return json({
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: blocks,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: USAGE_ANTHROPIC,
+    });
   }
   const frames: Array<[string, unknown]> = [
-    ["message_start", { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: USAGE_ANTHROPIC } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: USAGE_ANTHROPIC,
+        },
+      },
+    ],
   ];
   blocks.forEach((b, index) => {
     if (b.type === "text") {
       frames.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
       frames.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } }]);
     } else {
-      frames.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }]);
-      frames.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } }]);
+      frames.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } },
+      ]);
+      frames.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } },
+      ]);
     }
     frames.push(["content_block_stop", { type: "content_block_stop", index }]);
   });
-  frames.push(["message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 30 } }]);
+  frames.push([
+    "message_delta",
+    { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 30 } },
+  ]);
   frames.push(["message_stop", { type: "message_stop" }]);
   return sse(frames);
 }
@@ -118,36 +194,118 @@ function openaiResponses(body: any, step: Step | null, n: number): Response {
   const respId = `resp_fake_${n}`;
   const item: any =
     step && "command" in step
-      ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: shellToolName(body), arguments: JSON.stringify(shellArgs(body, step.command)), status: "completed" }
+      ? {
+          type: "function_call",
+          id: `fc_fake_${n}`,
+          call_id: `call_fake_${n}`,
+          name: shellToolName(body),
+          arguments: JSON.stringify(shellArgs(body, step.command)),
+          status: "completed",
+        }
       : step && "file" in step
         ? codexPatchItem(body, step.file, n)
         : step && "tool" in step
-          ? { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: step.tool.name, arguments: JSON.stringify(step.tool.input), status: "completed" }
+          ? {
+              type: "function_call",
+              id: `fc_fake_${n}`,
+              call_id: `call_fake_${n}`,
+              name: step.tool.name,
+              arguments: JSON.stringify(step.tool.input),
+              status: "completed",
+            }
           : step && "mcp" in step
-          ? (() => {
-              const found = mcpToolName(body, step.mcp);
-              return { type: "function_call", id: `fc_fake_${n}`, call_id: `call_fake_${n}`, name: found.name, ...(found.namespace ? { namespace: found.namespace } : {}), arguments: JSON.stringify(step.mcp.args), status: "completed" };
-            })()
-        : { type: "message", id: `msg_fake_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step && "text" in step ? step.text : "ok", annotations: [] }] };
-  const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 50 };
+            ? (() => {
+                const found = mcpToolName(body, step.mcp);
+                return {
+                  type: "function_call",
+                  id: `fc_fake_${n}`,
+                  call_id: `call_fake_${n}`,
+                  name: found.name,
+                  ...(found.namespace ? { namespace: found.namespace } : {}),
+                  arguments: JSON.stringify(step.mcp.args),
+                  status: "completed",
+                };
+              })()
+            : {
+                type: "message",
+                id: `msg_fake_${n}`,
+                role: "assistant",
+                status: "completed",
+                content: [{ type: "output_text", text: step && "text" in step ? step.text : "ok", annotations: [] }],
+              };
+  const usage = {
+    input_tokens: 20,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 30,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 50,
+  };
   const frames: Array<[string, unknown]> = [
-    ["response.created", { type: "response.created", response: { id: respId, object: "response", model, status: "in_progress", output: [] } }],
-    ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item: item.type === "message" ? { ...item, content: [], status: "in_progress" } : item.type === "custom_tool_call" ? { ...item, input: "", status: "in_progress" } : { ...item, arguments: "", status: "in_progress" } }],
+    [
+      "response.created",
+      { type: "response.created", response: { id: respId, object: "response", model, status: "in_progress", output: [] } },
+    ],
+    [
+      "response.output_item.added",
+      {
+        type: "response.output_item.added",
+        output_index: 0,
+        item:
+          item.type === "message"
+            ? { ...item, content: [], status: "in_progress" }
+            : item.type === "custom_tool_call"
+              ? { ...item, input: "", status: "in_progress" }
+              : { ...item, arguments: "", status: "in_progress" },
+      },
+    ],
   ];
   if (item.type === "message") {
-    frames.push(["response.content_part.added", { type: "response.content_part.added", item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }]);
-    frames.push(["response.output_text.delta", { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: item.content[0].text }]);
-    frames.push(["response.output_text.done", { type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text: item.content[0].text }]);
-    frames.push(["response.content_part.done", { type: "response.content_part.done", item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] }]);
+    frames.push([
+      "response.content_part.added",
+      {
+        type: "response.content_part.added",
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      },
+    ]);
+    frames.push([
+      "response.output_text.delta",
+      { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: item.content[0].text },
+    ]);
+    frames.push([
+      "response.output_text.done",
+      { type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text: item.content[0].text },
+    ]);
+    frames.push([
+      "response.content_part.done",
+      { type: "response.content_part.done", item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] },
+    ]);
   } else if (item.type === "custom_tool_call") {
-    frames.push(["response.custom_tool_call_input.delta", { type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: 0, delta: item.input }]);
-    frames.push(["response.custom_tool_call_input.done", { type: "response.custom_tool_call_input.done", item_id: item.id, output_index: 0, input: item.input }]);
+    frames.push([
+      "response.custom_tool_call_input.delta",
+      { type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: 0, delta: item.input },
+    ]);
+    frames.push([
+      "response.custom_tool_call_input.done",
+      { type: "response.custom_tool_call_input.done", item_id: item.id, output_index: 0, input: item.input },
+    ]);
   } else {
-    frames.push(["response.function_call_arguments.delta", { type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta: item.arguments }]);
-    frames.push(["response.function_call_arguments.done", { type: "response.function_call_arguments.done", item_id: item.id, output_index: 0, arguments: item.arguments }]);
+    frames.push([
+      "response.function_call_arguments.delta",
+      { type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta: item.arguments },
+    ]);
+    frames.push([
+      "response.function_call_arguments.done",
+      { type: "response.function_call_arguments.done", item_id: item.id, output_index: 0, arguments: item.arguments },
+    ]);
   }
   frames.push(["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }]);
-  frames.push(["response.completed", { type: "response.completed", response: { id: respId, object: "response", model, status: "completed", output: [item], usage } }]);
+  frames.push([
+    "response.completed",
+    { type: "response.completed", response: { id: respId, object: "response", model, status: "completed", output: [item], usage } },
+  ]);
   return sse(frames);
 }
 
@@ -171,7 +329,17 @@ function geminiOffersShell(body: any): boolean {
 function gemini(path: string, body: any, step: Step | null, n: number): Response {
   const parts =
     step === null
-      ? [{ text: JSON.stringify({ reasoning: "fake", next_speaker: "user", model_choice: "flash", complexity_reasoning: "fake", complexity_score: 1 }) }]
+      ? [
+          {
+            text: JSON.stringify({
+              reasoning: "fake",
+              next_speaker: "user",
+              model_choice: "flash",
+              complexity_reasoning: "fake",
+              complexity_score: 1,
+            }),
+          },
+        ]
       : "command" in step
         ? [{ functionCall: { name: "run_shell_command", args: { command: step.command, description: "Run the scripted test command" } } }]
         : "file" in step
@@ -180,7 +348,7 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
             ? [{ functionCall: { name: mcpToolName(body, step.mcp).name, args: step.mcp.args } }]
             : "tool" in step
               ? [{ functionCall: { name: step.tool.name, args: step.tool.input } }]
-          : [{ text: step.text }];
+              : [{ text: step.text }];
   const resp = {
     candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
     usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 30, totalTokenCount: 50 },
@@ -191,7 +359,11 @@ function gemini(path: string, body: any, step: Step | null, n: number): Response
   return json(resp);
 }
 
-export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) => void, beforeStep?: (step: Step, body: unknown) => Promise<void>): FakeModel {
+export function startFakeModel(
+  steps: Step[],
+  onRequest?: (r: RecordedRequest) => void,
+  beforeStep?: (step: Step, body: unknown) => Promise<void>,
+): FakeModel {
   const requests: RecordedRequest[] = [];
   let mainCount = 0;
   let current: Step | undefined;
@@ -230,7 +402,9 @@ export function startFakeModel(steps: Step[], onRequest?: (r: RecordedRequest) =
       }
       // OpenAI Responses
       if (p.endsWith("/responses") && req.method === "POST") {
-        const main = (body?.tools ?? []).some((t: any) => ["exec_command", "shell_command", "shell", "local_shell"].includes(t?.name ?? t?.type));
+        const main = (body?.tools ?? []).some((t: any) =>
+          ["exec_command", "shell_command", "shell", "local_shell"].includes(t?.name ?? t?.type),
+        );
         record(main);
         const step = main ? nextStep() : null;
         if (step?.run && beforeStep) await beforeStep(step, body);

@@ -4,6 +4,8 @@ import { HOSTS, type HostName } from "./install.ts";
 
 export function e2eHosts(): HostName[] {
   if (process.env.VERDICT_E2E === "0") return [];
-  const pick = process.env.VERDICT_E2E_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean);
+  const pick = process.env.VERDICT_E2E_HOSTS?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return pick ? HOSTS.filter((h) => pick.includes(h)) : HOSTS;
 }

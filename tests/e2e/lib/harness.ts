@@ -154,7 +154,12 @@ trust_level = "trusted"
  * With `hooks` the stub/explicit hook commands are registered in the host's settings; without, the caller
  * registers them (e.g. with `verdict install` as a pre-run step).
  */
-export function hostSetup(host: InstalledHost, sb: Sandbox, hooks?: HookCommands, opts: { codexBypassTrust?: boolean; claudePermissionMode?: string } = {}): HostSetup {
+export function hostSetup(
+  host: InstalledHost,
+  sb: Sandbox,
+  hooks?: HookCommands,
+  opts: { codexBypassTrust?: boolean; claudePermissionMode?: string } = {},
+): HostSetup {
   const env = baseEnv(sb);
   const files: Record<string, string> = {};
   if (host.name === "claude") {
@@ -170,7 +175,16 @@ export function hostSetup(host: InstalledHost, sb: Sandbox, hooks?: HookCommands
     });
     if (hooks) files[join(sb.project, ".claude", "settings.json")] = JSON.stringify(claudeStyleHooks(hooks), null, 2);
     return {
-      argv: [...host.argv, "-p", PROMPT, "--output-format", "stream-json", "--verbose", "--permission-mode", opts.claudePermissionMode ?? "default"],
+      argv: [
+        ...host.argv,
+        "-p",
+        PROMPT,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        opts.claudePermissionMode ?? "default",
+      ],
       env,
       files,
     };
@@ -180,7 +194,16 @@ export function hostSetup(host: InstalledHost, sb: Sandbox, hooks?: HookCommands
     Object.assign(env, { CODEX_HOME: codexHome, FAKE_OPENAI_API_KEY: "sk-fake-key" });
     files[join(codexHome, "config.toml")] = CODEX_CONFIG(sb.project);
     if (hooks) files[join(codexHome, "hooks.json")] = JSON.stringify(claudeStyleHooks(hooks), null, 2);
-    const argv = [...host.argv, "exec", "--json", "--skip-git-repo-check", "--sandbox", "danger-full-access", "-o", join(sb.root, "codex-last-message.txt")];
+    const argv = [
+      ...host.argv,
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--sandbox",
+      "danger-full-access",
+      "-o",
+      join(sb.root, "codex-last-message.txt"),
+    ];
     if (opts.codexBypassTrust !== false) argv.push("--dangerously-bypass-hook-trust");
     argv.push(PROMPT);
     return { argv, env, files };
@@ -205,7 +228,8 @@ export function hostSetup(host: InstalledHost, sb: Sandbox, hooks?: HookCommands
   files[join(sb.home, ".gemini", "trustedFolders.json")] = JSON.stringify({ [sb.project]: "TRUST_FOLDER" }, null, 2);
   if (hooks) {
     const h: Record<string, unknown> = {};
-    if (hooks.pre) h.BeforeTool = [{ matcher: "run_shell_command", hooks: [{ type: "command", name: "e2e-pre", command: hooks.pre, timeout: 30000 }] }];
+    if (hooks.pre)
+      h.BeforeTool = [{ matcher: "run_shell_command", hooks: [{ type: "command", name: "e2e-pre", command: hooks.pre, timeout: 30000 }] }];
     if (hooks.stop) h.AfterAgent = [{ hooks: [{ type: "command", name: "e2e-stop", command: hooks.stop, timeout: 30000 }] }];
     files[join(sb.project, ".gemini", "settings.json")] = JSON.stringify({ hooks: h }, null, 2);
   }
@@ -229,7 +253,16 @@ export async function runHost(
 ): Promise<Outcome> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const resultPath = join(sb.root, `result-${Date.now()}.json`);
-  const spec: RunSpec = { argv: setup.argv, cwd: sb.project, env: setup.env, files: setup.files, pre: opts.pre ?? [], steps, timeoutMs, resultPath };
+  const spec: RunSpec = {
+    argv: setup.argv,
+    cwd: sb.project,
+    env: setup.env,
+    files: setup.files,
+    pre: opts.pre ?? [],
+    steps,
+    timeoutMs,
+    resultPath,
+  };
   const specPath = join(sb.root, "spec.json");
   writeFileSync(specPath, JSON.stringify(spec));
   const netns = netnsAvailable();
@@ -237,7 +270,11 @@ export async function runHost(
     ? ["unshare", ...unshareArgs(), "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", process.execPath, RUNNER, specPath]
     : [process.execPath, RUNNER, specPath];
   const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], detached: true, env: { PATH: process.env.PATH ?? basePath(), HOME: sb.home } });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+      env: { PATH: process.env.PATH ?? basePath(), HOME: sb.home },
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => {

@@ -6,7 +6,11 @@ import { appendFileSync } from "node:fs";
 const marker = process.env.MCP_E2E_MARKER ?? "/dev/null";
 const tools = [
   { name: "list_things", description: "List the things.", inputSchema: { type: "object", properties: { filter: { type: "string" } } } },
-  { name: "delete_thing", description: "Delete a thing by its id.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+  {
+    name: "delete_thing",
+    description: "Delete a thing by its id.",
+    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+  },
 ];
 
 function reply(id: unknown, result: unknown) {
@@ -31,7 +35,11 @@ process.stdin.on("data", (chunk: string) => {
     if (message.id === undefined) continue; // a notification
     switch (message.method) {
       case "initialize":
-        reply(message.id, { protocolVersion: message.params?.protocolVersion ?? "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "e2e", version: "1.0.0" } });
+        reply(message.id, {
+          protocolVersion: message.params?.protocolVersion ?? "2024-11-05",
+          capabilities: { tools: {} },
+          serverInfo: { name: "e2e", version: "1.0.0" },
+        });
         break;
       case "tools/list":
         reply(message.id, { tools });
@@ -44,7 +52,9 @@ process.stdin.on("data", (chunk: string) => {
         reply(message.id, {});
         break;
       default:
-        process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "method not found" } })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "method not found" } })}\n`,
+        );
     }
   }
 });

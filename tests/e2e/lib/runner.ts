@@ -68,7 +68,12 @@ async function main() {
   const fake = startFakeModel(spec.steps, undefined, async (step, body) => {
     const approval = /verdict approvals approve ([A-Za-z0-9_-]+)/.exec(JSON.stringify(body))?.[1] ?? "NO-APPROVAL-ID-SEEN";
     for (const argv of step.run ?? []) {
-      const r = await run(argv.map((word) => word.replaceAll("{{APPROVAL}}", approval)), spec.cwd, env, 60_000);
+      const r = await run(
+        argv.map((word) => word.replaceAll("{{APPROVAL}}", approval)),
+        spec.cwd,
+        env,
+        60_000,
+      );
       stepRuns.push({ argv, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
     }
   });

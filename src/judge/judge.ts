@@ -321,8 +321,8 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
   const env = input.env ?? process.env;
   const startedAt = input.startedAt ?? performance.now();
   const projectRoot = projectRootOf(input, loaded);
-  // Memory is read only when it can change the verdict (answers whose load needs some) or is logged:
-  // reading it costs more than judging a simple line.
+  // Memory is read only when it can change the verdict (answers whose load needs some): reading it
+  // costs more than judging a simple line.
   let measured: number | undefined | null = null;
   const availableMb = () => (measured === null ? (measured = availableMemoryMb()) : measured);
   const memory = (answers: CommandAnswers) => (neededMb(policy, answers.load.score) > 0 ? availableMb() : undefined);
@@ -331,7 +331,8 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
 
   const finish = (judgment: CommandJudgment, status?: number): CommandJudgment => {
     if (input.log !== false) {
-      const mb = availableMb();
+      // Logged when the verdict consulted it (a load level that needs memory): /proc/meminfo is not read for the log alone.
+      const mb = measured === null ? undefined : measured;
       const record: DecisionRecord = {
         time: new Date().toISOString(),
         host: input.host,

@@ -51,7 +51,21 @@ export type CompiledRule = {
 };
 
 /** A rule in the index: compiled when its policy was loaded (a layer's rules) or the first time a command is tried against it (the embedded default's, proven when verdict was built). */
-export type IndexedRule = { rule: Rule; index: number; compiled?: CompiledRule; tightening?: true };
+export type IndexedRule = {
+  rule: Rule;
+  index: number;
+  compiled?: CompiledRule;
+  tightening?: true;
+  /** The rule's outright ask or deny (null: neither) when known without reading the rule (a packed rule). */
+  outright?: "ask" | "deny" | null;
+};
+
+/** A rule's outright ask or deny, else undefined; from the index when it holds it, so that a packed rule is not parsed for it. */
+export function outrightOf(entry: IndexedRule): "ask" | "deny" | undefined {
+  if (entry.outright !== undefined) return entry.outright ?? undefined;
+  const decision = entry.rule.decision;
+  return decision === "ask" || decision === "deny" ? decision : undefined;
+}
 
 /**
  * Rules an untrusted repository layer added (decision ask or deny): they may only tighten, so one that
@@ -108,8 +122,26 @@ export function exactLine(line: string): string {
 const list = (value: string | string[] | undefined): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
+/** The matcher fields of a compiled rule that compileRule may leave to their first use (lazy). */
+type LazyField = "optionValues" | "stdinAny" | "argsAny" | "argsNone" | "envAny" | "viaAny" | "stdinFrom";
+
 /** Compiles one rule; throws with a message naming the bad pattern. */
 export function compileRule(rule: Rule, index: number): CompiledRule {
+  return compileFields(rule, index, false);
+}
+
+/**
+ * Compiles the fields a command is tried on first (program, where, subcommand) now and the other
+ * matcher fields the first time matchesCommand reads them: most candidate rules of a command fail on
+ * its subcommand, so their argument patterns are never compiled. For rules proven to compile (the
+ * embedded default, a layer's rules compiled eagerly at load): a later throw would be a bug, which the
+ * engine's caller turns into an answer that allows nothing.
+ */
+function compileRuleLazily(rule: Rule, index: number): CompiledRule {
+  return compileFields(rule, index, true);
+}
+
+function compileFields(rule: Rule, index: number, lazy: boolean): CompiledRule {
   const m = rule.match;
   // An option whose value a rule looks at takes a value.
   const withValue = [...new Set([...(m.options_with_value ?? []), ...Object.keys(m.option_values ?? {})])];
@@ -120,6 +152,22 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
     } catch (error) {
       throw new Error(`rule ${rule.id}: match.${field}: ${(error as Error).message}`);
     }
+  };
+  // A matcher field: its value now, or (lazy) a getter that compiles it when first read and keeps it.
+  const field = <K extends LazyField>(key: K, make: () => CompiledRule[K]): void => {
+    if (!lazy) {
+      compiled[key] = make();
+      return;
+    }
+    Object.defineProperty(compiled, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value = make();
+        Object.defineProperty(compiled, key, { value, writable: true, configurable: true, enumerable: true });
+        return value;
+      },
+    });
   };
   const programs = list(m.program);
   if (programs) compiled.program = guard("program", () => compileAny(programs));
@@ -135,20 +183,22 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
     );
   }
   if (m.option_values) {
-    compiled.optionValues = guard("option_values", () =>
-      Object.entries(m.option_values!).map(([option, patterns]) => [option, compileAny(patterns)] as [string, Matcher]),
+    field("optionValues", () =>
+      guard("option_values", () =>
+        Object.entries(m.option_values!).map(([option, patterns]) => [option, compileAny(patterns)] as [string, Matcher]),
+      ),
     );
   }
   compiled.operandsMin = m.operands_min;
   compiled.operandsMax = m.operands_max;
   compiled.pathsExist = m.paths_exist;
   compiled.pathsTracked = m.paths_tracked;
-  if (m.stdin_any) compiled.stdinAny = guard("stdin_any", () => compileAny(m.stdin_any!));
+  if (m.stdin_any) field("stdinAny", () => guard("stdin_any", () => compileAny(m.stdin_any!)));
   compiled.flagsAny = m.flags_any;
   compiled.flagsAll = m.flags_all;
   compiled.flagsNone = m.flags_none;
-  if (m.args_any) compiled.argsAny = guard("args_any", () => compileAny(m.args_any!));
-  if (m.args_none) compiled.argsNone = guard("args_none", () => compileAny(m.args_none!));
+  if (m.args_any) field("argsAny", () => guard("args_any", () => compileAny(m.args_any!)));
+  if (m.args_none) field("argsNone", () => guard("args_none", () => compileAny(m.args_none!)));
   if (m.paths_any) compiled.pathsAny = new Set(m.paths_any);
   if (m.paths_all) compiled.pathsAll = new Set(m.paths_all);
   if (m.paths_none) compiled.pathsNone = new Set(m.paths_none);
@@ -162,17 +212,19 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
     };
   }
   if (m.env_any) {
-    compiled.envAny = guard("env_any", () =>
-      m.env_any!.map((entry) => {
-        const eq = entry.indexOf("=");
-        return eq === -1
-          ? { name: compilePattern(entry) }
-          : { name: compilePattern(entry.slice(0, eq)), value: compilePattern(entry.slice(eq + 1)) };
-      }),
+    field("envAny", () =>
+      guard("env_any", () =>
+        m.env_any!.map((entry) => {
+          const eq = entry.indexOf("=");
+          return eq === -1
+            ? { name: compilePattern(entry) }
+            : { name: compilePattern(entry.slice(0, eq)), value: compilePattern(entry.slice(eq + 1)) };
+        }),
+      ),
     );
   }
-  if (m.via_any) compiled.viaAny = guard("via_any", () => compileAny(m.via_any!));
-  if (m.stdin_from) compiled.stdinFrom = guard("stdin_from", () => compileAny(m.stdin_from!));
+  if (m.via_any) field("viaAny", () => guard("via_any", () => compileAny(m.via_any!)));
+  if (m.stdin_from) field("stdinFrom", () => guard("stdin_from", () => compileAny(m.stdin_from!)));
   if (m.command_exact !== undefined) compiled.commandExact = exactLine(m.command_exact);
   if (m.where !== undefined) compiled.where = whereFolder(m.where);
   return compiled;
@@ -230,13 +282,13 @@ export function ruleIndex(rules: readonly Rule[]): RuleIndex {
  * the engine's caller turns that into an answer that allows nothing, never into a rule dropped.
  */
 export function compiledOf(entry: IndexedRule): CompiledRule {
-  entry.compiled ??= compileRule(entry.rule, entry.index);
+  entry.compiled ??= compileRuleLazily(entry.rule, entry.index);
   return entry.compiled;
 }
 
 /** Compiles, now, the rules of `rules` in `only` (a layer's rules, at load): none is compiled lazily later. */
 export function compileEagerly(rules: readonly Rule[], only: ReadonlySet<Rule>): void {
-  for (const entry of ruleIndex(rules).entries) if (only.has(entry.rule)) compiledOf(entry);
+  for (const entry of ruleIndex(rules).entries) if (only.has(entry.rule)) entry.compiled ??= compileRule(entry.rule, entry.index);
 }
 
 const MAY_HOLD_PATTERN = /[*?[]|(^|\n)\//;

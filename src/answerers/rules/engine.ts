@@ -8,7 +8,7 @@ import { leaning, strictness, type CommandAnswers, type Verdict } from "../../co
 import { commandVerdict } from "../../core/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
-import { candidatesFor, compiledOf, exactLine, inWhere, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
+import { candidatesFor, compiledOf, exactLine, inWhere, outrightOf, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { parseArgs } from "./args.ts";
@@ -477,8 +477,8 @@ function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undef
   const floor = first?.rule.decision === "deny" ? strictness("deny") : first?.rule.decision === "ask" ? strictness("ask") : -1;
   let best: CompiledRule | undefined;
   for (const entry of candidatesFor(index, view.name)) {
-    const decision = entry.rule.decision;
-    if ((decision !== "ask" && decision !== "deny") || (first && entry.index <= first.index)) continue;
+    const decision = outrightOf(entry);
+    if (decision === undefined || (first && entry.index <= first.index)) continue;
     if (strictness(decision) <= Math.max(floor, best ? strictness(best.rule.decision as Verdict) : -1)) continue;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view)) best = rule;

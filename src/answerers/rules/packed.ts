@@ -30,6 +30,9 @@ export type PackedRules = {
   exact: [string, number[]][];
   /** The sources of the rules' regular expressions that pass the safety check (regex-safety.ts). */
   safe?: string[];
+  /** Each rule's outright decision, one character a rule: `a` ask, `d` deny, `-` neither (so that a command's
+   * later candidates are not parsed only to learn they decide nothing: engine.ts, outrightAfter). */
+  outright?: string;
   /** Positions of rules an untrusted layer added, which may only tighten (compile.ts: markTightening). */
   tightening?: number[];
 };
@@ -73,9 +76,25 @@ export function packRules(rules: readonly Rule[]): PackedRules {
     patterns,
     redirects,
     exact: [...exact],
-    safe: [...new Set(safeRegexSources(rules.flatMap((rule) => stringsIn(rule.match))))],
+    safe: [...new Set(safeRegexSources(rules.flatMap((rule) => patternsIn(rule.match))))],
+    outright: rules.map((rule) => (rule.decision === "ask" ? "a" : rule.decision === "deny" ? "d" : "-")).join(""),
     tightening: rules.flatMap((rule, position) => (isTightening(rule) ? [position] : [])),
   };
+}
+
+/**
+ * Every string of a rule's match that compileRule may compile as a pattern: each string as written, and
+ * the pieces compileRule splits some into (a subcommand's words, an env_any entry's name and value), so
+ * that none of the default's is checked for safety again at the start of every hook.
+ */
+function patternsIn(match: Rule["match"]): string[] {
+  const out = stringsIn(match);
+  for (const subcommand of match.subcommand === undefined ? [] : [match.subcommand].flat()) out.push(...subcommand.trim().split(/\s+/));
+  for (const entry of match.env_any ?? []) {
+    const eq = entry.indexOf("=");
+    if (eq !== -1) out.push(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return out;
 }
 
 /** Every string in a value, at any depth. */
@@ -90,6 +109,7 @@ function stringsIn(value: unknown): string[] {
 class PackedEntry implements IndexedRule {
   compiled?: import("./compile.ts").CompiledRule;
   tightening?: true;
+  outright?: "ask" | "deny" | null;
   private parsed?: Rule;
   constructor(
     private readonly pack: PackedRules,
@@ -97,6 +117,10 @@ class PackedEntry implements IndexedRule {
     readonly index: number,
   ) {
     if (pack.tightening?.includes(position)) this.tightening = true;
+    // Only from a string of one character a rule; else (an entry written otherwise) the rule is read for it.
+    const outright = pack.outright?.length === pack.at.length - 1 ? pack.outright[position] : undefined;
+    if (outright === "a" || outright === "d" || outright === "-")
+      this.outright = outright === "a" ? "ask" : outright === "d" ? "deny" : null;
   }
   get rule(): Rule {
     return (this.parsed ??= JSON.parse(this.pack.text.slice(this.pack.at[this.position], this.pack.at[this.position + 1])) as Rule);

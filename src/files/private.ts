@@ -66,6 +66,13 @@ export function ensurePrivateDir(dir: string): void {
     chain.unshift(parent);
     current = parent;
   }
+  // Every folder there already (each hook after the first): the same checks, without the mkdir calls.
+  try {
+    for (const folder of chain) checkPrivateDir(folder);
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
   // Above it, the user's own folders (which may well be links, as dotfile managers make them).
   mkdirSync(dirname(chain[0]!), { recursive: true, mode: DIR_MODE });
   // Each of verdict's folders is checked before anything is created inside it, so nothing is ever
@@ -100,9 +107,12 @@ function opened(path: string, flags: number): number {
   }
 }
 
-/** Opens a state file for appending (created 0600) in a checked folder. The caller closes it. */
-export function openPrivateAppend(path: string): number {
-  ensurePrivateDir(dirname(path));
+/**
+ * Opens a state file for appending (created 0600) in a checked folder. The caller closes it.
+ * `dirChecked`: the caller has just run ensurePrivateDir on the file's folder (the decision log).
+ */
+export function openPrivateAppend(path: string, dirChecked = false): number {
+  if (!dirChecked) ensurePrivateDir(dirname(path));
   const fd = opened(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
   try {
     checkOpened(fd, path);

@@ -99,7 +99,7 @@ export function appendLine(path: string, line: string, rotation: Rotation): void
       if (size > 0 && size + data.length > rotation.maxBytes) rotate(path, rotation.keep);
     }
     // Never through a link: a decisions.jsonl that points at ~/.bashrc is refused, not appended to.
-    const fd = openPrivateAppend(path);
+    const fd = openPrivateAppend(path, true);
     try {
       writeAll(fd, data);
     } finally {

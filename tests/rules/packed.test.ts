@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { candidatesFor, ruleIndex, ruleIndexFor, type RuleIndex } from "../../src/answerers/rules/compile.ts";
+import { candidatesFor, outrightOf, ruleIndex, ruleIndexFor, type RuleIndex } from "../../src/answerers/rules/compile.ts";
 import { packedRuleIndex, packRules, unpackRules } from "../../src/answerers/rules/packed.ts";
 import { DEFAULT_POLICY, DEFAULT_RULES } from "../../src/policy/generated/default-policy.ts";
 import type { Policy, Rule } from "../../src/policy/schema.ts";
@@ -61,6 +61,38 @@ describe("the embedded default, packed", () => {
   test("gives the same redirect and whole-line rules", () => {
     expect(packed.redirects.map((entry) => entry.rule.id)).toEqual(plain.redirects.map((entry) => entry.rule.id));
     expect([...packed.exact.keys()]).toEqual([...plain.exact.keys()]);
+  });
+
+  test("knows every rule's outright decision without parsing it, and it is the rule's", () => {
+    const entries = namesOf(DEFAULT_POLICY.rules).flatMap((name) => candidatesFor(packed, name));
+    expect(entries.length).toBeGreaterThan(250);
+    for (const entry of entries) {
+      expect(entry.outright).not.toBeUndefined();
+      const decision = entry.rule.decision;
+      expect([entry.rule.id, outrightOf(entry)]).toEqual([entry.rule.id, decision === "ask" || decision === "deny" ? decision : undefined]);
+    }
+  });
+
+  test("a pack whose decisions do not line up with its rules is not trusted for them", () => {
+    const pack = { ...packRules(DEFAULT.rules.slice(0, 12)), outright: "d".repeat(11) };
+    const index = packedRuleIndex([{ pack }], () => DEFAULT.rules.slice(0, 12));
+    const entries = candidatesFor(index, "env");
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(entry.outright).toBeUndefined();
+  });
+
+  test("proves at build every regular expression the default's rules compile, the split ones included", () => {
+    const safe = new Set(DEFAULT_RULES.safe);
+    for (const rule of DEFAULT.rules) {
+      const words = [rule.match.subcommand ?? []].flat().flatMap((s) => s.trim().split(/\s+/));
+      const env = (rule.match.env_any ?? []).flatMap((entry) =>
+        entry.includes("=") ? [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)] : [entry],
+      );
+      for (const word of [...words, ...env]) {
+        const regex = /^\/(.+)\/(i?)$/s.exec(word);
+        if (regex) expect([rule.id, safe.has(regex[1] as string)]).toEqual([rule.id, true]);
+      }
+    }
   });
 });
 

@@ -21,6 +21,24 @@ export type ParsedArgs = {
   values: [string, string][];
 };
 
+/** git's options (global and clone's) that take a value, so `git clone URL DIR` finds its URL and folder operands. */
+export const GIT_CLONE_VALUES: readonly string[] = [
+  "-C",
+  "-c",
+  "-b",
+  "--branch",
+  "--depth",
+  "-o",
+  "--origin",
+  "--template",
+  "--reference",
+  "--separate-git-dir",
+  "-j",
+  "--jobs",
+  "--filter",
+  "--config",
+];
+
 /** Dashes that look like "-" (hyphen, en dash, minus sign...): read as "-", the cautious reading. */
 const DASHES = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]+/;
 

@@ -13,7 +13,7 @@
  */
 import type { Rule } from "../../policy/schema.ts";
 import type { ExecutedCommand } from "../../shell/index.ts";
-import { parseArgs } from "./args.ts";
+import { GIT_CLONE_VALUES, parseArgs } from "./args.ts";
 import type { CompiledRule } from "./compile.ts";
 import type { OutputRedirect, View } from "./match.ts";
 import { resolveWord } from "./paths.ts";
@@ -301,30 +301,13 @@ export function literalOutput(command: ExecutedCommand): string | undefined {
   return undefined;
 }
 
+const RUNS_GIT_VALUES: ReadonlySet<string> = new Set(GIT_CLONE_VALUES);
+
 /** A file or folder a command creates without naming it as an option: git clone's folder, wget's or curl -O's file. */
 function impliedWrite(view: View): { word: string; how: string } | undefined {
   const { name, args } = view;
   if (name === "git") {
-    const parsed = parseArgs(
-      args,
-      new Set([
-        "-C",
-        "-c",
-        "-b",
-        "--branch",
-        "--depth",
-        "-o",
-        "--origin",
-        "--template",
-        "--reference",
-        "--separate-git-dir",
-        "-j",
-        "--jobs",
-        "--filter",
-        "--config",
-      ]),
-      true,
-    );
+    const parsed = parseArgs(args, RUNS_GIT_VALUES, true);
     const at = parsed.operands.indexOf("clone");
     if (at === -1) return undefined;
     const url = parsed.operands[at + 1];

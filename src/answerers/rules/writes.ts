@@ -10,7 +10,7 @@
  * `op` says what the write does to an existing file, in redirect terms:
  * ">" replaces it (its old content is gone), ">>" changes or adds to it.
  */
-import { parseArgs } from "./args.ts";
+import { GIT_CLONE_VALUES, parseArgs } from "./args.ts";
 
 export type WriteTarget = {
   /** The path as written. */
@@ -137,6 +137,7 @@ const TAR_VALUES = set(
   "--transform",
   "--strip-components",
 );
+const GIT_VALUES = set(...GIT_CLONE_VALUES, "-u", "--upload-pack");
 const UNZIP_VALUES = set("-d", "-x", "-P");
 const COPY_VALUES = set(
   "-t",
@@ -389,28 +390,7 @@ export function writeTargets(name: string, args: readonly string[]): WriteTarget
     }
     case "git": {
       // git clone URL DIR: the folder it creates.
-      const p = parseArgs(
-        args,
-        set(
-          "-C",
-          "-c",
-          "-b",
-          "--branch",
-          "--depth",
-          "-o",
-          "--origin",
-          "--template",
-          "--reference",
-          "--separate-git-dir",
-          "-j",
-          "--jobs",
-          "--filter",
-          "--config",
-          "-u",
-          "--upload-pack",
-        ),
-        true,
-      );
+      const p = parseArgs(args, GIT_VALUES, true);
       const at = p.operands.indexOf("clone");
       const dir = at === -1 ? undefined : p.operands[at + 2];
       if (dir !== undefined) return [{ word: dir, op: ">>", how: "git clone into", dir: true }];

@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { jevReply, startFake } from "../../tests/model/fakes.ts";
+import { REPO_LAYER } from "../support/layers.ts";
 import { buildNoop } from "../support/timing.ts";
 
 const root = resolve(import.meta.dir, "../..");
@@ -85,20 +86,6 @@ function fiftyRules(): string {
   }
   return `${lines.join("\n")}\n`;
 }
-
-const REPO_LAYER = [
-  "judge:",
-  "  thresholds:",
-  "    ask_at_undo: 1.5",
-  "rules:",
-  "  - id: no-prod-deploy",
-  "    match: { program: kubectl, subcommand: apply, args_any: ['*prod*'] }",
-  "    act: remote",
-  "    undo: 3",
-  "    decision: deny",
-  "    reason: Deploys to production go through the release pipeline.",
-  "",
-].join("\n");
 
 const payload = (cwd: string, command: string) =>
   JSON.stringify({

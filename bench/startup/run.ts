@@ -13,6 +13,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { REPO_LAYER } from "../support/layers.ts";
 import { buildNoop, table, timeAll, type Case } from "../support/timing.ts";
 
 const binary = resolve(import.meta.dir, "../../dist/verdict");
@@ -21,22 +22,7 @@ const others = process.argv.slice(3).map((path) => resolve(path));
 const repo = mkdtempSync(join(tmpdir(), "verdict-bench-repo-"));
 mkdirSync(join(repo, ".git"));
 mkdirSync(join(repo, ".verdict"));
-writeFileSync(
-  join(repo, ".verdict", "policy.yaml"),
-  [
-    "judge:",
-    "  thresholds:",
-    "    ask_at_undo: 1.5",
-    "rules:",
-    "  - id: no-prod-deploy",
-    "    match: { program: kubectl, subcommand: apply, args_any: ['*prod*'] }",
-    "    act: remote",
-    "    undo: 3",
-    "    decision: deny",
-    "    reason: Deploys to production go through the release pipeline.",
-    "",
-  ].join("\n"),
-);
+writeFileSync(join(repo, ".verdict", "policy.yaml"), REPO_LAYER);
 const home = mkdtempSync(join(tmpdir(), "verdict-bench-home-"));
 const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".state") };
 /** A repository with no policy of its own: with `env`, a run has no layer at all (the default's hot path). */

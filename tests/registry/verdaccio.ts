@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheRoot } from "../e2e/lib/install.ts";
+import { cacheRoot, underInstallLock } from "../e2e/lib/install.ts";
 
 /** Pinned: 6.8.0 runs on Node 20 (6.10 wants 22); its node-fetch must be 2.7.0 for it to install. */
 export const VERDACCIO = { version: "6.8.0", overrides: { "node-fetch": "2.7.0" } };
@@ -14,19 +14,7 @@ export async function ensureVerdaccio(): Promise<string> {
   const main = join(prefix, "node_modules", "verdaccio", "bin", "verdaccio");
   const stamp = join(prefix, ".verdict-installed");
   if (existsSync(stamp) && existsSync(main)) return main;
-  const lock = `${prefix}.lock`;
-  mkdirSync(cacheRoot(), { recursive: true });
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (Date.now() - t0 > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
-      await Bun.sleep(500);
-    }
-  }
-  try {
+  return underInstallLock(prefix, async () => {
     if (existsSync(stamp) && existsSync(main)) return main;
     rmSync(prefix, { recursive: true, force: true });
     mkdirSync(prefix, { recursive: true });
@@ -47,9 +35,7 @@ export async function ensureVerdaccio(): Promise<string> {
     if (code !== 0 || !existsSync(main)) throw new Error(`npm install verdaccio@${VERDACCIO.version} failed (${code}):\n${out}\n${err}`);
     writeFileSync(stamp, new Date().toISOString() + "\n");
     return main;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 export type Registry = { url: string; token: string; stop(): void; log(): string };

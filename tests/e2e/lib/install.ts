@@ -58,6 +58,30 @@ function argvFor(name: HostName, prefix: string): string[] | undefined {
   return node && existsSync(bundle) ? [node, bundle] : undefined;
 }
 
+/**
+ * Runs `work` holding `${prefix}.lock`, so parallel test processes install into `prefix` one at a time.
+ * A crude cross-process lock: mkdir is atomic. A stale lock older than 20 min is broken.
+ */
+export async function underInstallLock<T>(prefix: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${prefix}.lock`;
+  mkdirSync(cacheRoot(), { recursive: true });
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - t0 > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
+      await Bun.sleep(500);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Installs (if needed) and locates one host. Throws with npm's output when the install fails. */
 export async function ensureHost(name: HostName): Promise<InstalledHost> {
   const { package: pkg, version } = versions[name];
@@ -66,39 +90,25 @@ export async function ensureHost(name: HostName): Promise<InstalledHost> {
   let installSeconds = 0;
   let argv = existsSync(stamp) ? argvFor(name, prefix) : undefined;
   if (!argv) {
-    const lock = `${prefix}.lock`;
-    mkdirSync(cacheRoot(), { recursive: true });
-    // A crude cross-process lock: mkdir is atomic. A stale lock older than 20 min is broken.
     const t0 = Date.now();
-    for (;;) {
-      try {
-        mkdirSync(lock);
-        break;
-      } catch {
-        if (Date.now() - t0 > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
-        await Bun.sleep(500);
-      }
-    }
-    try {
-      argv = existsSync(stamp) ? argvFor(name, prefix) : undefined;
-      if (!argv) {
-        rmSync(prefix, { recursive: true, force: true });
-        const proc = Bun.spawn(
-          ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", `${pkg}@${version}`],
-          { stdout: "pipe", stderr: "pipe", env: { ...process.env } },
-        );
-        const timer = setTimeout(() => proc.kill("SIGKILL"), 15 * 60_000);
-        const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-        clearTimeout(timer);
-        if (code !== 0) throw new Error(`npm install ${pkg}@${version} failed (${code}):\n${out}\n${err}`);
-        argv = argvFor(name, prefix);
-        if (!argv) throw new Error(`${pkg}@${version} installed but its executable was not found under ${prefix}`);
-        writeFileSync(stamp, new Date().toISOString() + "\n");
-        installSeconds = (Date.now() - t0) / 1000;
-      }
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
+    argv = await underInstallLock(prefix, async () => {
+      const found = existsSync(stamp) ? argvFor(name, prefix) : undefined;
+      if (found) return found;
+      rmSync(prefix, { recursive: true, force: true });
+      const proc = Bun.spawn(
+        ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", `${pkg}@${version}`],
+        { stdout: "pipe", stderr: "pipe", env: { ...process.env } },
+      );
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15 * 60_000);
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      clearTimeout(timer);
+      if (code !== 0) throw new Error(`npm install ${pkg}@${version} failed (${code}):\n${out}\n${err}`);
+      const installed = argvFor(name, prefix);
+      if (!installed) throw new Error(`${pkg}@${version} installed but its executable was not found under ${prefix}`);
+      writeFileSync(stamp, new Date().toISOString() + "\n");
+      installSeconds = (Date.now() - t0) / 1000;
+      return installed;
+    });
   }
   return { name, version, argv, installSeconds };
 }

@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlink
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "./lib/install.ts";
+import { markerRules } from "./lib/markers.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import {
   CODEX_CONFIG,
@@ -23,15 +24,7 @@ import {
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
 
-const POLICY = `
-rules:
-  - id: e2e-denied
-    match: { program: touch, args_any: ["*e2e-denied*"] }
-    act: delete
-    undo: 3
-    decision: deny
-    reason: "E2E_DENIED: the denied marker must not be touched"
-`;
+const POLICY = markerRules("denied");
 
 /** A folder holding a `verdict` (a copy of the binary, as another machine's install would be). */
 function verdictBin(): string {

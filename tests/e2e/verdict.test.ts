@@ -5,33 +5,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
+import { markerRules } from "./lib/markers.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import { describe as summary, hostSetup, makeSandbox, runHost, type Outcome, type Sandbox } from "./lib/harness.ts";
 import type { Step } from "./lib/fake-model.ts";
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
 
-const POLICY = `
-rules:
-  - id: e2e-allowed
-    match: { program: touch, args_any: ["*e2e-allowed*"] }
-    act: edit
-    undo: 0
-    decision: allow
-    reason: "E2E_ALLOWED: the allowed marker may be touched"
-  - id: e2e-denied
-    match: { program: touch, args_any: ["*e2e-denied*"] }
-    act: delete
-    undo: 3
-    decision: deny
-    reason: "E2E_DENIED: the denied marker must not be touched"
-  - id: e2e-asked
-    match: { program: touch, args_any: ["*e2e-asked*"] }
-    act: delete
-    undo: 3
-    decision: ask
-    reason: "E2E_ASKED: the asked marker needs a person"
-turn_rules:
+const POLICY = `${markerRules("allowed", "denied", "asked")}turn_rules:
   - id: e2e-stopped-early
     final_matches: ["^I will now"]
     ending: stopped-early

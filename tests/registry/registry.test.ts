@@ -23,6 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ensureHost, type InstalledHost } from "../e2e/lib/install.ts";
+import { markerRules } from "../e2e/lib/markers.ts";
 import { describe as summary, hostSetup, makeSandbox, runHost, type Sandbox } from "../e2e/lib/harness.ts";
 import { hostTarget, MAIN_PACKAGE } from "../../npm/targets.ts";
 import { ensureVerdaccio, startRegistry, type Registry } from "./verdaccio.ts";
@@ -31,21 +32,7 @@ const ROOT = resolve(import.meta.dir, "../..");
 const VERDICT = join(ROOT, "dist", "verdict");
 const skip = process.env.VERDICT_E2E === "0" || process.env.VERDICT_REGISTRY === "0";
 
-const POLICY = `
-rules:
-  - id: e2e-allowed
-    match: { program: touch, args_any: ["*e2e-allowed*"] }
-    act: edit
-    undo: 0
-    decision: allow
-    reason: "E2E_ALLOWED: the allowed marker may be touched"
-  - id: e2e-denied
-    match: { program: touch, args_any: ["*e2e-denied*"] }
-    act: delete
-    undo: 3
-    decision: deny
-    reason: "E2E_DENIED: the denied marker must not be touched"
-`;
+const POLICY = markerRules("allowed", "denied");
 
 function npm(args: string[], opts: { cwd: string; home: string; userconfig: string }): { code: number | null; out: string } {
   const node = Bun.which("node")!;

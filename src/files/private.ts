@@ -144,17 +144,22 @@ export function readPrivate(path: string, maxBytes = 64 * 1024 * 1024): Buffer |
     const me = uid();
     if ((stat.mode & 0o077) !== 0 && (me === undefined || stat.uid === me)) fchmodSync(fd, FILE_MODE);
     if (stat.size > maxBytes) throw new UnsafePathError(path, `it is larger than ${maxBytes} bytes`);
-    const buffer = Buffer.alloc(stat.size);
-    let done = 0;
-    while (done < buffer.length) {
-      const n = readSync(fd, buffer, done, buffer.length - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return buffer.subarray(0, done);
+    return readAll(fd, stat.size);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Up to `size` bytes of the open file `fd` from its start (fewer if it ends sooner: it may shrink while read). */
+export function readAll(fd: number, size: number): Buffer {
+  const buffer = Buffer.alloc(size);
+  let done = 0;
+  while (done < buffer.length) {
+    const n = readSync(fd, buffer, done, buffer.length - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
 }
 
 export function writeAll(fd: number, data: Uint8Array): void {

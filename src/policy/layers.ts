@@ -10,9 +10,10 @@
  * file that resolves outside the repository is marked `outside`; the loader
  * does not use it until it is trusted.
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { configDir } from "../files/dirs.ts";
+import { readAll } from "../files/private.ts";
 import { redact } from "../core/redact.ts";
 import type { PolicyProblem } from "./errors.ts";
 import { isMap } from "./merge.ts";
@@ -111,14 +112,7 @@ export function readPolicyText(path: string): { text: string } | { why: string }
         why: `it is not a regular file (${stat.isDirectory() ? "a folder" : stat.isFIFO() ? "a pipe" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : stat.isSocket() ? "a socket" : "not a file"}); a policy must be a YAML file`,
       };
     if (stat.size > MAX_POLICY_BYTES) return { why: `it is ${stat.size} bytes, more than the ${MAX_POLICY_BYTES} a policy may have` };
-    const buffer = Buffer.alloc(stat.size);
-    let done = 0;
-    while (done < buffer.length) {
-      const n = readSync(fd, buffer, done, buffer.length - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return { text: buffer.subarray(0, done).toString("utf8") };
+    return { text: readAll(fd, stat.size).toString("utf8") };
   } catch (error) {
     return { why: `cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   } finally {

@@ -5,25 +5,11 @@ import { join } from "node:path";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
 import { BINARY, isolatedEnv, run, tempDir, withVerdictOnPath } from "../support/binary.ts";
 import { portableHookCommand } from "../../src/hosts/settings.ts";
-import { sample, withCommand } from "./helpers.ts";
+import { PRE, prePayload, sample } from "./helpers.ts";
 
-const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 const STOP = { claude: "claude-stop.json", codex: "codex-stop.json", gemini: "gemini-afteragent.json" } as const;
 const HOSTS = ["claude", "codex", "gemini", "cursor"] as const;
 type Host = (typeof HOSTS)[number];
-
-function prePayload(host: Host, command: string, cwd: string): string {
-  if (host === "cursor")
-    return JSON.stringify({
-      hook_event_name: "beforeShellExecution",
-      conversation_id: "c",
-      generation_id: "g",
-      workspace_roots: [cwd],
-      command,
-      cwd,
-    });
-  return JSON.stringify(withCommand(PRE[host], command, { cwd }));
-}
 
 function brokenPolicyEnv(): { env: Record<string, string>; dir: string } {
   const dir = tempDir("verdict-broken-");

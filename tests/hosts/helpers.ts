@@ -27,6 +27,23 @@ export function withCommand(name: string, command: string, extra: Record<string,
   return { ...payload, ...extra };
 }
 
+/** Each host's sample of what it sends before running a shell command (Cursor's is written by prePayload). */
+export const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
+
+/** What `host` sends before running `command` in `cwd`. */
+export function prePayload(host: keyof typeof PRE | "cursor", command: string, cwd: string): string {
+  if (host === "cursor")
+    return JSON.stringify({
+      hook_event_name: "beforeShellExecution",
+      conversation_id: "c",
+      generation_id: "g",
+      workspace_roots: [cwd],
+      command,
+      cwd,
+    });
+  return JSON.stringify(withCommand(PRE[host], command, { cwd }));
+}
+
 export function defaultPolicy(): LoadedPolicy {
   const result = loadPolicy({ cwd: tmpdir(), env: {}, only: ["default"] });
   if (!result.ok) throw result.error;

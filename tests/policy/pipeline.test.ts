@@ -8,26 +8,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
 import { isolatedEnv, run, tempDir } from "../support/binary.ts";
-import { withCommand } from "../hosts/helpers.ts";
+import { prePayload } from "../hosts/helpers.ts";
 
 const HOSTS = ["claude", "codex", "gemini", "cursor"] as const;
 type Host = (typeof HOSTS)[number];
-const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 /** The embedded default's hosts.on_error, as each host sees it. */
 const ON_ERROR: Record<Host, ReturnType<typeof replyEffect>> = { claude: "asks", codex: "blocks", gemini: "blocks", cursor: "asks" };
-
-function prePayload(host: Host, command: string, cwd: string): string {
-  if (host === "cursor")
-    return JSON.stringify({
-      hook_event_name: "beforeShellExecution",
-      conversation_id: "c",
-      generation_id: "g",
-      workspace_roots: [cwd],
-      command,
-      cwd,
-    });
-  return JSON.stringify(withCommand(PRE[host], command, { cwd }));
-}
 
 /** A home whose user policy is `text`, and a project folder (a repository) to run in. */
 function withUserPolicy(text: string) {

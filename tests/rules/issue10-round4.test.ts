@@ -248,7 +248,13 @@ describe("archivers told to remove what they pack remove it, as rm does", () => 
     ["tar czf /tmp/x.tgz --remove-files local.toml", "local.toml"],
     ["7za a -sdel /tmp/x.7z notes.db", "notes.db"],
   ]);
-  ordinary(["zip -m build/x.zip build/a.txt", "tar -czf /tmp/src.tgz src", "zip -r /tmp/site.zip build"]);
+  ordinary([
+    "zip -m build/x.zip build/a.txt",
+    "tar -czf /tmp/src.tgz src",
+    "zip -r /tmp/site.zip build",
+    // A value-taking option's value (-N DATE) is not a path tar removes.
+    "tar --remove-files -N 2024-01-01 -czf /tmp/b.tgz build/out",
+  ]);
 });
 
 describe("text tools that write an operand", () => {

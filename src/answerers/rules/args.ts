@@ -139,3 +139,31 @@ export function hasOption(parsed: ParsedArgs, pattern: string): boolean {
   if (pattern.length === 2 && pattern[0] === "-") return parsed.letters.has(pattern[1] as string) || parsed.options.includes(pattern);
   return parsed.options.includes(pattern);
 }
+
+/** tar's options that take a value (a separate word), for reading which words are its operands. */
+export const TAR_VALUES: ReadonlySet<string> = new Set([
+  "-f",
+  "--file",
+  "-C",
+  "--directory",
+  "-T",
+  "--files-from",
+  "-X",
+  "--exclude-from",
+  "-b",
+  "--blocking-factor",
+  "-I",
+  "--use-compress-program",
+  "--exclude",
+  "-H",
+  "--format",
+  "-g",
+  "--listed-incremental",
+  "-N",
+  "--newer",
+  "--owner",
+  "--group",
+  "--mode",
+  "--transform",
+  "--strip-components",
+]);

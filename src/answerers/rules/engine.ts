@@ -11,7 +11,7 @@ import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../she
 import { candidatesFor, compiledOf, exactLine, inWhere, outrightOf, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
 import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
-import { parseArgs } from "./args.ts";
+import { parseArgs, TAR_VALUES } from "./args.ts";
 import { LineMoves } from "./moved.ts";
 import { diskProbe } from "./probe.ts";
 import { programOf } from "./program.ts";
@@ -386,24 +386,7 @@ function removedInputs(view: View): string[] | undefined {
   if (name === "tar" || name === "gtar" || name === "bsdtar") {
     if (!args.includes("--remove-files")) return undefined;
     const words = args[0] !== undefined && /^[a-zA-Z]+$/.test(args[0]) ? [`-${args[0]}`, ...args.slice(1)] : [...args];
-    const p = parseArgs(
-      words,
-      new Set([
-        "-f",
-        "--file",
-        "-C",
-        "--directory",
-        "-T",
-        "--files-from",
-        "-X",
-        "--exclude-from",
-        "-I",
-        "--use-compress-program",
-        "--exclude",
-        "-H",
-        "--format",
-      ]),
-    );
+    const p = parseArgs(words, TAR_VALUES);
     const archiveGiven = p.values.some(([option]) => option === "-f" || option === "--file");
     const cluster = words[0]?.startsWith("-") && !words[0].startsWith("--") ? words[0] : "";
     return !archiveGiven && cluster.includes("f") ? p.operands.slice(1) : p.operands;

@@ -10,7 +10,7 @@
  * `op` says what the write does to an existing file, in redirect terms:
  * ">" replaces it (its old content is gone), ">>" changes or adds to it.
  */
-import { GIT_CLONE_VALUES, parseArgs } from "./args.ts";
+import { GIT_CLONE_VALUES, parseArgs, TAR_VALUES } from "./args.ts";
 
 export type WriteTarget = {
   /** The path as written. */
@@ -110,32 +110,6 @@ const WGET_VALUES = set(
   "--accept",
   "-R",
   "--reject",
-);
-const TAR_VALUES = set(
-  "-f",
-  "--file",
-  "-C",
-  "--directory",
-  "-T",
-  "--files-from",
-  "-X",
-  "--exclude-from",
-  "-b",
-  "--blocking-factor",
-  "-I",
-  "--use-compress-program",
-  "--exclude",
-  "-H",
-  "--format",
-  "-g",
-  "--listed-incremental",
-  "-N",
-  "--newer",
-  "--owner",
-  "--group",
-  "--mode",
-  "--transform",
-  "--strip-components",
 );
 const GIT_VALUES = set(...GIT_CLONE_VALUES, "-u", "--upload-pack");
 const UNZIP_VALUES = set("-d", "-x", "-P");

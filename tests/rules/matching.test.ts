@@ -254,3 +254,25 @@ describe("each field of the rule DSL", () => {
     expect(checkRule(empty!)[0]?.hint).toContain("match.program");
   });
 });
+
+describe("what the engine skips on the way", () => {
+  test("a program whose name reads as a pattern is not matched by the text of that pattern", () => {
+    // The index lists a rule under each program string as written; the glob python[23] does not match the text "python[23]".
+    const policy = policyWith([{ id: "py", match: { program: ["python[23]"] }, act: "read", undo: 0, reason: "python 2 or 3" }]);
+    expect(judge("'python[23]' x", {}, policy).rule).toBeUndefined();
+    expect(judge("python2 x", {}, policy).rule).toBe("py");
+  });
+  test("a rule on variables does not match a command that sets none, and does one that sets them", () => {
+    const policy = policyWith([
+      { id: "env", match: { program: ["ls"], env_any: ["LD_PRELOAD"] }, act: "unread", undo: 2, reason: "preload" },
+    ]);
+    expect(judge("ls", {}, policy).rule).toBeUndefined();
+    expect(judge("LD_PRELOAD=/tmp/x.so ls", {}, policy).rule).toBe("env");
+  });
+  test("an option written with a dash that only looks like one is read as an option", () => {
+    const parsed = parseArgs(["\u2013rf", "\u2212\u2212force", "x"], new Set());
+    expect(hasOption(parsed, "-r")).toBe(true);
+    expect(hasOption(parsed, "--force")).toBe(true);
+    expect(parsed.operands).toEqual(["x"]);
+  });
+});

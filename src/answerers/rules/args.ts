@@ -42,6 +42,12 @@ export const GIT_CLONE_VALUES: readonly string[] = [
 /** Dashes that look like "-" (hyphen, en dash, minus sign...): read as "-", the cautious reading. */
 const DASHES = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]+/;
 
+/** Whether a word starts with one of DASHES, tested without the regular expression: compiling it is a cold start's cost for every command (about 0.3 M instructions), and such words are rare. */
+function startsWithDash(word: string): boolean {
+  const code = word.charCodeAt(0);
+  return (code >= 0x2010 && code <= 0x2015) || code === 0x2212 || code === 0xfe58 || code === 0xfe63 || code === 0xff0d;
+}
+
 /**
  * Splits `args` (the words after the program name). For a program with
  * subcommands (`subcommands` set), options before the first operand are
@@ -62,7 +68,7 @@ export function parseArgs(args: readonly string[], withValue: ReadonlySet<string
   let leadingEnd = false;
   for (let i = 0; i < args.length; i++) {
     let word = args[i] as string;
-    if (DASHES.test(word)) word = word.replace(DASHES, (dashes) => "-".repeat(dashes.length));
+    if (startsWithDash(word)) word = word.replace(DASHES, (dashes) => "-".repeat(dashes.length));
     if (parsed.endOfOptions || word.length < 2 || word[0] !== "-") {
       parsed.operands.push(word);
       parsed.operandAt.push(i);
@@ -96,7 +102,7 @@ export function parseArgs(args: readonly string[], withValue: ReadonlySet<string
       parsed.values.push([word.slice(0, eqAt), word.slice(eqAt + 1)]); // git --git-dir=x
       continue;
     }
-    if (global && /^-[^-]/.test(word) && withValue.has(word.slice(0, 2))) {
+    if (global && word[1] !== "-" && withValue.has(word.slice(0, 2))) {
       parsed.values.push([word.slice(0, 2), word.slice(2)]); // git -Crepo
       continue;
     }

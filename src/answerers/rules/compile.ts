@@ -123,7 +123,7 @@ const list = (value: string | string[] | undefined): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
 /** The matcher fields of a compiled rule that compileRule may leave to their first use (lazy). */
-type LazyField = "optionValues" | "stdinAny" | "argsAny" | "argsNone" | "envAny" | "viaAny" | "stdinFrom";
+type LazyField = "program" | "optionValues" | "stdinAny" | "argsAny" | "argsNone" | "envAny" | "viaAny" | "stdinFrom";
 
 /** Compiles one rule; throws with a message naming the bad pattern. */
 export function compileRule(rule: Rule, index: number): CompiledRule {
@@ -131,7 +131,7 @@ export function compileRule(rule: Rule, index: number): CompiledRule {
 }
 
 /**
- * Compiles the fields a command is tried on first (program, where, subcommand) now and the other
+ * Compiles the fields a command is tried on first (where, subcommand) now and the other
  * matcher fields the first time matchesCommand reads them: most candidate rules of a command fail on
  * its subcommand, so their argument patterns are never compiled. For rules proven to compile (the
  * embedded default, a layer's rules compiled eagerly at load): a later throw would be a bug, which the
@@ -170,7 +170,8 @@ function compileFields(rule: Rule, index: number, lazy: boolean): CompiledRule {
     });
   };
   const programs = list(m.program);
-  if (programs) compiled.program = guard("program", () => compileAny(programs));
+  // Lazy too: a rule tried on a command its index found by name does not read it (matchesCommand).
+  if (programs) field("program", () => guard("program", () => compileAny(programs)));
   const subcommands = list(m.subcommand);
   if (subcommands) {
     compiled.subcommands = guard("subcommand", () =>

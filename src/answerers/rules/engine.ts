@@ -429,7 +429,7 @@ export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledR
     // An untrusted layer's rule never answers in place of a trusted one (see tighteningRule).
     if (skipTightening && entry.tightening) continue;
     const rule = compiledOf(entry);
-    if (rule && matchesCommand(rule, view)) return rule;
+    if (rule && matchesCommand(rule, view, true)) return rule;
   }
   return exact;
 }
@@ -445,7 +445,7 @@ function tighteningRule(index: RuleIndex, view: View): CompiledRule | undefined 
   for (const entry of candidatesFor(index, view.name)) {
     if (!entry.tightening) continue;
     const rule = compiledOf(entry);
-    if (!matchesCommand(rule, view)) continue;
+    if (!matchesCommand(rule, view, true)) continue;
     if (!best || strictness(rule.rule.decision as Verdict) > strictness(best.rule.decision as Verdict)) best = rule;
   }
   return best;
@@ -464,7 +464,7 @@ function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undef
     if (decision === undefined || (first && entry.index <= first.index)) continue;
     if (strictness(decision) <= Math.max(floor, best ? strictness(best.rule.decision as Verdict) : -1)) continue;
     const rule = compiledOf(entry);
-    if (rule && matchesCommand(rule, view)) best = rule;
+    if (rule && matchesCommand(rule, view, true)) best = rule;
   }
   return best;
 }

@@ -9,6 +9,7 @@ import { inWhere, type CompiledRule } from "./compile.ts";
 import { posix } from "node:path";
 import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
 import { writeTargets } from "./writes.ts";
+import { isPattern } from "./pattern.ts";
 
 /** What the engine may look up on disk; replaced in examples and tests. */
 export type Probe = {
@@ -179,14 +180,21 @@ export function restCommand(rule: CompiledRule, view: View): string[] | undefine
   return at === undefined ? undefined : view.args.slice(at);
 }
 
-/** Whether a rule that names a program matches the command. */
-export function matchesCommand(rule: CompiledRule, view: View): boolean {
-  if (!rule.program || !rule.program(view.name)) return false;
+/**
+ * Whether a rule that names a program matches the command. `named`: the rule is one of the candidates
+ * for view.name (candidatesFor), whose program list names it or has a pattern that matches it, so its
+ * matcher need not be compiled to say so again; unless the name itself reads as a pattern (a literal
+ * `python[23]` is listed under that text, which the glob does not match).
+ */
+export function matchesCommand(rule: CompiledRule, view: View, named = false): boolean {
+  if (!(named && !isPattern(view.name)) && (!rule.program || !rule.program(view.name))) return false;
   if (rule.where !== undefined && !inWhere(view.ctx.cwd, rule.where)) return false;
   // The cheap conditions first: they need no parsing of the arguments.
-  if (rule.envAny) {
+  if (rule.rule.match.env_any) {
     const env = Object.entries(view.command.env);
-    if (!rule.envAny.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
+    // Most commands set no variable: the rule's matchers (two regular expressions in the default's) are then not compiled.
+    if (env.length === 0) return false;
+    if (!rule.envAny?.some(({ name, value }) => env.some(([key, val]) => name(key) && (!value || value(val))))) return false;
   }
   if (rule.viaAny && !view.command.via.some(rule.viaAny)) return false;
   if (rule.stdinFrom && !view.earlier.some(rule.stdinFrom)) return false;

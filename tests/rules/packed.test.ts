@@ -6,7 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { candidatesFor, outrightOf, ruleIndex, ruleIndexFor, type RuleIndex } from "../../src/answerers/rules/compile.ts";
+import { candidatesFor, compiledOf, outrightOf, ruleIndex, ruleIndexFor, type RuleIndex } from "../../src/answerers/rules/compile.ts";
+import { answerLine } from "../../src/answerers/rules/engine.ts";
+import { matchesCommand, mayMatch } from "../../src/answerers/rules/match.ts";
 import { packedRuleIndex, packRules, unpackRules } from "../../src/answerers/rules/packed.ts";
 import { DEFAULT_POLICY, DEFAULT_RULES } from "../../src/policy/generated/default-policy.ts";
 import type { Policy, Rule } from "../../src/policy/schema.ts";
@@ -159,5 +161,37 @@ describe("the engine's answers", () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(10000);
+  });
+});
+
+describe("the rules a command is not tried against", () => {
+  const packed = ruleIndexFor(DEFAULT_POLICY);
+  const lines = [
+    ...DEFAULT_POLICY.rules.flatMap((rule) => [...(rule.examples?.match ?? []), ...(rule.examples?.not_match ?? [])]),
+    "git -C repo status",
+    "git \u2013c core.pager=x log",
+    "npm \u2013\u2013 \u2013l",
+    "LD_PRELOAD=/tmp/x.so git status",
+    "env | sort",
+    "echo 'DROP TABLE x' | psql",
+  ];
+
+  test("are rules that would not have matched it (mayMatch only passes over what matchesCommand refuses)", () => {
+    let passedOver = 0;
+    for (const line of lines) {
+      answerLine(line, CONTEXT, DEFAULT_POLICY, (view) => {
+        for (const entry of candidatesFor(packed, view.name)) {
+          if (mayMatch(entry.needs, view)) continue;
+          passedOver++;
+          expect([line, entry.rule.id, matchesCommand(compiledOf(entry), view, true)]).toEqual([line, entry.rule.id, false]);
+        }
+      });
+    }
+    expect(passedOver).toBeGreaterThan(1000);
+  });
+
+  test("are known for every rule of the default, a line each", () => {
+    expect(DEFAULT_RULES.needs?.split("\n").length).toBe(DEFAULT_RULES.at.length - 1);
+    expect(candidatesFor(packed, "git").filter((entry) => entry.needs).length).toBeGreaterThan(40);
   });
 });

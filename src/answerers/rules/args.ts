@@ -43,7 +43,7 @@ export const GIT_CLONE_VALUES: readonly string[] = [
 const DASHES = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]+/;
 
 /** Whether a word starts with one of DASHES, tested without the regular expression: compiling it is a cold start's cost for every command (about 0.3 M instructions), and such words are rare. */
-function startsWithDash(word: string): boolean {
+export function startsWithDash(word: string): boolean {
   const code = word.charCodeAt(0);
   return (code >= 0x2010 && code <= 0x2015) || code === 0x2212 || code === 0xfe58 || code === 0xfe63 || code === 0xff0d;
 }

@@ -58,6 +58,8 @@ export type IndexedRule = {
   tightening?: true;
   /** The rule's outright ask or deny (null: neither) when known without reading the rule (a packed rule). */
   outright?: "ask" | "deny" | null;
+  /** What a command must show for the rule to match, when known without reading the rule (a packed rule: match.ts, mayMatch). */
+  needs?: string;
 };
 
 /** A rule's outright ask or deny, else undefined; from the index when it holds it, so that a packed rule is not parsed for it. */

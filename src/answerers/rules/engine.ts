@@ -9,7 +9,7 @@ import { commandVerdict } from "../../core/verdict.ts";
 import type { Policy } from "../../policy/schema.ts";
 import { parseCommandLine, type ExecutedCommand, type Redirect } from "../../shell/index.ts";
 import { candidatesFor, compiledOf, exactLine, inWhere, outrightOf, ruleIndexFor, type CompiledRule, type RuleIndex } from "./compile.ts";
-import { matchesCommand, matchesRedirect, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
+import { matchesCommand, matchesRedirect, mayMatch, outputRedirects, restCommand, writeRedirects, type Probe, type View } from "./match.ts";
 import { usableProjectRoot, type PathContext } from "./paths.ts";
 import { parseArgs, TAR_VALUES } from "./args.ts";
 import { LineMoves } from "./moved.ts";
@@ -428,6 +428,7 @@ export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledR
     if (exact && entry.index > exact.index) return exact;
     // An untrusted layer's rule never answers in place of a trusted one (see tighteningRule).
     if (skipTightening && entry.tightening) continue;
+    if (!mayMatch(entry.needs, view)) continue;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view, true)) return rule;
   }
@@ -443,7 +444,7 @@ export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledR
 function tighteningRule(index: RuleIndex, view: View): CompiledRule | undefined {
   let best: CompiledRule | undefined;
   for (const entry of candidatesFor(index, view.name)) {
-    if (!entry.tightening) continue;
+    if (!entry.tightening || !mayMatch(entry.needs, view)) continue;
     const rule = compiledOf(entry);
     if (!matchesCommand(rule, view, true)) continue;
     if (!best || strictness(rule.rule.decision as Verdict) > strictness(best.rule.decision as Verdict)) best = rule;
@@ -463,6 +464,7 @@ function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undef
     const decision = outrightOf(entry);
     if (decision === undefined || (first && entry.index <= first.index)) continue;
     if (strictness(decision) <= Math.max(floor, best ? strictness(best.rule.decision as Verdict) : -1)) continue;
+    if (!mayMatch(entry.needs, view)) continue;
     const rule = compiledOf(entry);
     if (rule && matchesCommand(rule, view, true)) best = rule;
   }

@@ -4,7 +4,7 @@
  * what several rules ask for (parsed arguments, path classes).
  */
 import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
-import { parseArgs, hasOption, type ParsedArgs } from "./args.ts";
+import { parseArgs, hasOption, startsWithDash, type ParsedArgs } from "./args.ts";
 import { inWhere, type CompiledRule } from "./compile.ts";
 import { posix } from "node:path";
 import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
@@ -178,6 +178,28 @@ export function restCommand(rule: CompiledRule, view: View): string[] | undefine
   if (operands === undefined || operands.length === 0) return undefined;
   const at = parsed.operandAt[parsed.operands.length - operands.length];
   return at === undefined ? undefined : view.args.slice(at);
+}
+
+/**
+ * Whether a command shows what a packed rule needs to match it (packed.ts, needsOf): false only when
+ * matchesCommand would say no, so that the rule need not be parsed and compiled to learn it. Most
+ * candidates of a command are passed over here (those of git's other subcommands; those on variables).
+ */
+export function mayMatch(needs: string | undefined, view: View): boolean {
+  if (!needs) return true;
+  const groups = needs.split("\t");
+  for (const letter of groups[0] as string) {
+    if (letter === "e" && Object.keys(view.command.env).length === 0) return false;
+    if (letter === "o" && !view.args.some((arg) => arg.length >= 2 && (arg[0] === "-" || startsWithDash(arg)))) return false;
+    if (letter === "p" && view.earlier.length === 0) return false;
+    if (letter === "v" && view.command.via.length === 0) return false;
+    if (letter === "s" && view.command.stdinScript === undefined) return false;
+  }
+  for (let at = 1; at < groups.length; at++) {
+    const words = (groups[at] as string).split(" ");
+    if (!view.args.some((arg) => words.includes(arg))) return false;
+  }
+  return true;
 }
 
 /**

@@ -38,6 +38,9 @@ export type PackedRules = {
   outright?: string;
   /** Positions of rules an untrusted layer added, which may only tighten (compile.ts: markTightening). */
   tightening?: number[];
+  /** What a command must show for each rule to match it at all, a line a rule (needsOf), so that a
+   * candidate that cannot match is passed over before it is parsed and compiled (match.ts: mayMatch). */
+  needs?: string;
 };
 
 /** Packs rules (in policy order). Throws when a program name cannot be indexed (a newline or tab in it). */
@@ -101,7 +104,33 @@ export function packRules(rules: readonly Rule[]): PackedRules {
     safe: [...new Set(safeRegexSources(rules.flatMap((rule) => patternsIn(rule.match))))],
     outright: rules.map((rule) => (rule.decision === "ask" ? "a" : rule.decision === "deny" ? "d" : "-")).join(""),
     tightening: rules.flatMap((rule, position) => (isTightening(rule) ? [position] : [])),
+    needs: rules.map((rule) => needsOf(rule.match)).join("\n"),
   };
+}
+
+/**
+ * What a command must show for a rule to match it, as mayMatch (match.ts) reads it: letters for what
+ * the rule's fields require (e: a variable set, o: an option word, p: a pipe into it, v: a wrapper or
+ * runner, s: a script on standard input), then, a tab before each, groups of words one of which must be
+ * among the arguments: the first words of its subcommands, its args_any when they are all plain words.
+ * Only what matchesCommand itself requires, so that a rule passed over could not have matched.
+ */
+function needsOf(match: Rule["match"]): string {
+  let letters = "";
+  if (match.env_any) letters += "e";
+  if (match.option_values || (match.flags_any?.length ?? 0) > 0 || (match.flags_all?.length ?? 0) > 0) letters += "o";
+  if (match.stdin_from) letters += "p";
+  if (match.via_any) letters += "v";
+  if (match.stdin_any) letters += "s";
+  const groups = [letters];
+  // A word that is not an option: an operand is one of the arguments as given, unless it starts with a dash (see parseArgs).
+  const plain = (word: string) => word !== "" && word !== "..." && !isPattern(word) && !/\s/.test(word) && !word.startsWith("-");
+  const firsts = (match.subcommand === undefined ? [] : [match.subcommand].flat()).map((s) => s.trim().split(/\s+/)[0] as string);
+  if (firsts.length > 0 && firsts.every(plain)) groups.push([...new Set(firsts)].join(" "));
+  const args = match.args_any ?? [];
+  if (args.length > 0 && args.every((word) => word !== "" && !isPattern(word) && !/\s/.test(word)))
+    groups.push([...new Set(args)].join(" "));
+  return groups.join("\t");
 }
 
 /**
@@ -137,6 +166,7 @@ class PackedEntry implements IndexedRule {
     private readonly pack: PackedRules,
     private readonly position: number,
     readonly index: number,
+    readonly needs?: string,
   ) {
     if (pack.tightening?.includes(position)) this.tightening = true;
     // Only from a string of one character a rule; else (an entry written otherwise) the rule is read for it.
@@ -157,6 +187,7 @@ type Part = {
   entries: (PackedEntry | undefined)[];
   ids?: string[];
   matchers?: (Matcher | null)[];
+  needs?: string[];
 };
 
 function entryOf(part: Part, position: number): PackedEntry | undefined {
@@ -164,7 +195,12 @@ function entryOf(part: Part, position: number): PackedEntry | undefined {
     part.ids ??= part.pack.ids.split("\n");
     if (part.replaced.has(part.ids[position] as string)) return undefined;
   }
-  return (part.entries[position] ??= new PackedEntry(part.pack, position, part.offset + position));
+  if (part.needs === undefined) {
+    const lines = part.pack.needs?.split("\n");
+    // Only from a line a rule; else (a pack written otherwise) every candidate is tried.
+    part.needs = lines?.length === part.pack.at.length - 1 ? lines : [];
+  }
+  return (part.entries[position] ??= new PackedEntry(part.pack, position, part.offset + position, part.needs[position]));
 }
 
 const shared = new Map<string, Matcher | null>();

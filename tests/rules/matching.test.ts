@@ -167,6 +167,14 @@ describe("each field of the rule DSL", () => {
     expect(matches({ program: "gcloud", subcommand: "... delete" }, "gcloud compute instances delete vm")).toBe(true);
     expect(matches({ program: "aws", subcommand: "s3 rm" }, "aws s3 rm s3://b")).toBe(true);
     expect(matches({ program: "aws", subcommand: "s3 rm" }, "aws s3 ls")).toBe(false);
+    // Among many, those that start with another plain word are passed over; a glob or ... first still counts.
+    const many = ["install", "ci", "run*", "... publish", "config set", "test"];
+    expect(matches({ program: "npm", subcommand: many }, "npm test")).toBe(true);
+    expect(matches({ program: "npm", subcommand: many }, "npm run-script x")).toBe(true);
+    expect(matches({ program: "npm", subcommand: many }, "npm x y publish")).toBe(true);
+    expect(matches({ program: "npm", subcommand: many }, "npm config set a b")).toBe(true);
+    expect(matches({ program: "npm", subcommand: many }, "npm config get a")).toBe(false);
+    expect(matches({ program: "npm", subcommand: many }, "npm")).toBe(false);
   });
   test("flags any, all, none", () => {
     expect(matches({ program: "rm", flags_all: ["-r", "-f"] }, "rm -rf x")).toBe(true);

@@ -23,8 +23,10 @@ export type CompiledRule = {
   withValue: ReadonlySet<string>;
   /** Key of withValue, for caching parsed arguments. */
   withValueKey: string;
-  /** Each subcommand as its words; undefined stands for `...` (any number of words). */
-  subcommands?: (Matcher | undefined)[][];
+  /** match.subcommand as written, one string an alternative. */
+  subcommands?: string[];
+  /** Each subcommand's words as matchers (undefined stands for `...`, any number of words), compiled when first tried (subcommandWords). */
+  subcommandWords?: ((Matcher | undefined)[] | undefined)[];
   optionValues?: [string, Matcher][];
   operandsMin?: number;
   operandsMax?: number;
@@ -176,14 +178,8 @@ function compileFields(rule: Rule, index: number, lazy: boolean): CompiledRule {
   if (programs) field("program", () => guard("program", () => compileAny(programs)));
   const subcommands = list(m.subcommand);
   if (subcommands) {
-    compiled.subcommands = guard("subcommand", () =>
-      subcommands.map((s) =>
-        s
-          .trim()
-          .split(/\s+/)
-          .map((word) => (word === "..." ? undefined : compilePattern(word))),
-      ),
-    );
+    compiled.subcommands = subcommands;
+    compiled.subcommandWords = lazy ? [] : guard("subcommand", () => subcommands.map(compileWords));
   }
   if (m.option_values) {
     field("optionValues", () =>
@@ -231,6 +227,35 @@ function compileFields(rule: Rule, index: number, lazy: boolean): CompiledRule {
   if (m.command_exact !== undefined) compiled.commandExact = exactLine(m.command_exact);
   if (m.where !== undefined) compiled.where = whereFolder(m.where);
   return compiled;
+}
+
+function compileWords(subcommand: string): (Matcher | undefined)[] {
+  return subcommand
+    .trim()
+    .split(/\s+/)
+    .map((word) => (word === "..." ? undefined : compilePattern(word)));
+}
+
+/**
+ * The words of a rule's subcommand `at`, compiled the first time they are needed; undefined, without
+ * compiling them, when the subcommand starts with a plain word that is not `first` (the command's first
+ * operand), which it then cannot match. A list may name a hundred subcommands (npm's project-scripts):
+ * a command compiles the few that start with its own.
+ */
+export function subcommandWords(rule: CompiledRule, at: number, first: string | undefined): (Matcher | undefined)[] | undefined {
+  const words = rule.subcommandWords as ((Matcher | undefined)[] | undefined)[];
+  const known = words[at];
+  if (known) return known;
+  const text = (rule.subcommands as string[])[at] as string;
+  const trimmed = text.trim();
+  const blank = trimmed.search(/\s/);
+  const head = blank === -1 ? trimmed : trimmed.slice(0, blank);
+  if (head !== first && head !== "..." && !isPattern(head)) return undefined;
+  try {
+    return (words[at] = compileWords(text));
+  } catch (error) {
+    throw new Error(`rule ${rule.rule.id}: match.subcommand: ${(error as Error).message}`);
+  }
 }
 
 const indexes = new WeakMap<readonly Rule[], RuleIndex>();

@@ -5,7 +5,7 @@
  */
 import type { ExecutedCommand, Redirect } from "../../shell/index.ts";
 import { parseArgs, hasOption, startsWithDash, type ParsedArgs } from "./args.ts";
-import { inWhere, type CompiledRule } from "./compile.ts";
+import { inWhere, subcommandWords, type CompiledRule } from "./compile.ts";
 import { posix } from "node:path";
 import { classifyPath, resolveWord, SINKS, type PathClass, type PathContext } from "./paths.ts";
 import { writeTargets } from "./writes.ts";
@@ -141,7 +141,9 @@ function argsFor(view: View, rule: CompiledRule): ParsedArgs {
 /** The operands after the subcommand words the rule matched, or undefined when its subcommand does not match. */
 function operandsAfterSubcommand(rule: CompiledRule, parsed: ParsedArgs): string[] | undefined {
   if (!rule.subcommands) return parsed.operands;
-  for (const words of rule.subcommands) {
+  for (let at = 0; at < rule.subcommands.length; at++) {
+    const words = subcommandWords(rule, at, parsed.operands[0]);
+    if (words === undefined) continue;
     const end = matchWords(words, 0, parsed.operands, 0);
     if (end !== undefined) return parsed.operands.slice(end);
   }

@@ -277,6 +277,13 @@ describe("what the engine skips on the way", () => {
     expect(judge("ls", {}, policy).rule).toBeUndefined();
     expect(judge("LD_PRELOAD=/tmp/x.so ls", {}, policy).rule).toBe("env");
   });
+  test("the rule that answers carries its safer form, so that nobody looks it up in the whole list", () => {
+    const policy = policyWith([
+      { id: "tf", match: { program: ["terraform"] }, act: "system", undo: 2, reason: "r", decision: "ask", suggest: "plan first" },
+    ]);
+    const { answer } = judge("terraform apply", {}, policy);
+    expect(answer.parsed && answer.rule?.suggest).toBe("plan first");
+  });
   test("an option written with a dash that only looks like one is read as an option", () => {
     const parsed = parseArgs(["\u2013rf", "\u2212\u2212force", "x"], new Set());
     expect(hasOption(parsed, "-r")).toBe(true);

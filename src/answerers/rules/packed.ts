@@ -158,10 +158,12 @@ function stringsIn(value: unknown): string[] {
 
 /** One rule of a pack, parsed the first time it is read. */
 class PackedEntry implements IndexedRule {
-  compiled?: import("./compile.ts").CompiledRule;
-  tightening?: true;
-  outright?: "ask" | "deny" | null;
-  private parsed?: Rule;
+  // Declared, not defined: a command's lookup makes an entry for each of its candidates (git: 60), and
+  // fields defined with no value cost each of them (about 0.04 M instructions for `git status`).
+  declare compiled?: import("./compile.ts").CompiledRule;
+  declare tightening?: true;
+  declare outright?: "ask" | "deny" | null;
+  declare private parsed?: Rule;
   constructor(
     private readonly pack: PackedRules,
     private readonly position: number,

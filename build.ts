@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { policyDigest } from "./src/policy/digest.ts";
 import { generateArtifacts } from "./src/policy/generate.ts";
+import { START_FLAGS } from "./npm/start-flags.ts";
 import { TARGETS as RELEASE_TARGETS } from "./npm/targets.ts";
 
 const TARGETS: Record<string, { bun: string; pkg: string; out: string }> = Object.fromEntries(
@@ -64,6 +65,7 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
     "--format=cjs",
     // ESM code is strict; the CJS wrapper is not, so restore strict mode as its first statement.
     '--banner="use strict";',
+    ...START_FLAGS,
     `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
     `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
     `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,

@@ -15,6 +15,7 @@ import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
 import { parseOptions } from "./args.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
+import { fullJit } from "./jit.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
@@ -58,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
   let watchdog: Watchdog | undefined;
   const ensureWatchdog = (): void => {
     if (watchdog) return;
+    fullJit();
     watchdog = startWatchdog();
     armWatchdog();
   };

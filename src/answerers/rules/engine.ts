@@ -56,6 +56,8 @@ export type RuleHit = {
   redirect?: Redirect;
   /** What the rule judged, when it is more than the command: "curl -o ~/.profile", "reads ~/.ssh/id_rsa". */
   seen?: string;
+  /** The rule's safer form (suggest:), shown with an ask or a deny. */
+  suggest?: string;
 };
 
 /** One executed part of a line and its verdict: a rule's answer, or a command no rule knows. */
@@ -105,6 +107,7 @@ function expandHome(dir: string | undefined, home: string): string | undefined {
 function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect): RuleHit {
   const hit: RuleHit = { id: rule.rule.id, reason: rule.rule.reason, command };
   if (rule.rule.decision) hit.decision = rule.rule.decision;
+  if (rule.rule.suggest) hit.suggest = rule.rule.suggest;
   if (redirect) hit.redirect = redirect;
   return hit;
 }

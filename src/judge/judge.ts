@@ -159,7 +159,6 @@ export async function ask(
 ): Promise<Asked> {
   const { policy } = loaded;
   const { cacheDir, cacheKey, readCached, writeCached } = answerCache();
-  const { askJev, askOpenAI } = models();
   const endpoint = policy.model[provider];
   const limits: CacheLimits = { maxEntries: policy.model.cache.max_entries, maxAgeMs: durationMs(policy.model.cache.max_age) };
   const dir = cacheDir(env);
@@ -189,6 +188,8 @@ export async function ask(
       },
     };
   }
+  // The model clients only now: a cached answer costs what the rule path costs (issue 14).
+  const { askJev, askOpenAI } = models();
   const options = { policy, env, deadline };
   const reply = provider === "jev" ? await askJev(set, options) : await askOpenAI(set, options);
   if (reply.ok) {

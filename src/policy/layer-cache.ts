@@ -133,7 +133,7 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
   }
   const env = options.env ?? process.env;
   const root = repositoryRoot(options.cwd);
-  const wanted = layerFiles(options, env);
+  const wanted = layerFiles(options, env, root);
   if (wanted.length === 0) {
     lastOutcome = "none";
     return {
@@ -184,11 +184,12 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
 }
 
 /** The layer files that exist (the command line's named whether or not it exists: the loader reports it). */
-function layerFiles(options: LoadOptions, env: Env): string[] {
+function layerFiles(options: LoadOptions, env: Env, root: string | undefined): string[] {
   const files: string[] = [];
   const user = userPolicyPath(env);
   if (exists(user)) files.push(`user:${user}`);
-  for (const repo of repoPolicyPaths(options.cwd)) files.push(`repo:${repo}`);
+  // The repository's root as loadPolicyCached found it: walking up again would stat every folder twice.
+  for (const repo of repoPolicyPaths(options.cwd, root)) files.push(`repo:${repo}`);
   const line = options.file ?? (env.VERDICT_POLICY || undefined);
   // Resolved as the loader resolves it: against the process's directory.
   if (line) files.push(`command-line:${resolve(line)}`);

@@ -13,6 +13,8 @@ import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
+import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
+import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 import { fullJit } from "./jit.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
@@ -131,7 +133,6 @@ export async function main(argv: string[]): Promise<number> {
 
   try {
     // The embedded default as built, or the layers as last loaded (the layer cache), when it can.
-    const { loadPolicyCached } = await import("../policy/layer-cache.ts");
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
@@ -147,7 +148,6 @@ export async function main(argv: string[]): Promise<number> {
         if (kind !== "unknown") armWatchdog();
       }
     });
-    const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
         if (cwd === here && early.ok) {

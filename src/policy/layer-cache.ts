@@ -322,7 +322,12 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
   const unpack = (): Policy["rules"] => [...unpackRules(payload.own), ...DEFAULT_POLICY.rules.filter((rule) => !replaced.has(rule.id))];
   const head = payload.head as Record<string, unknown>;
   const embedded = DEFAULT_POLICY as unknown as Record<string, unknown>;
-  for (const key of payload.defaults) if (key !== "rules") head[key] = embedded[key];
+  // The embedded default's own properties, not their values: its larger sections stay JSON text until
+  // read (embed.ts), and reading them here cost every hook with a layer ≈1.5 M instructions.
+  for (const key of payload.defaults) {
+    const property = key === "rules" ? undefined : Object.getOwnPropertyDescriptor(embedded, key);
+    if (property) Object.defineProperty(head, key, { ...property, enumerable: true });
+  }
   const policy = head as unknown as Policy;
   Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
   attachRuleIndex(

@@ -19,9 +19,9 @@
  * file-system calls it made beyond the print-a-line program's (strace -f, when installed).
  *
  * Scratch files go under --dir (default: a new folder in /var/tmp, else the system temp folder). Where
- * matters: Bun reads every entry of every folder above the working directory at start (getdents64 on
- * /, /tmp, ... in strace), so a /tmp holding thousands of entries adds milliseconds to every case,
- * the print-a-line program's included, and flatters the ratios.
+ * mattered while Bun looked for `.env` files at start: it read every entry of every folder above the
+ * working directory (getdents64 on /, /tmp, ...), so a /tmp of thousands of entries added milliseconds
+ * to every case. verdict and the print-a-line program are now built without that (npm/start-flags.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_FLAGS } from "../../npm/start-flags.ts";
 
 export type Case = { name: string; argv: string[]; cwd?: string; env?: Record<string, string>; stdin?: string };
 export type Timing = { name: string; min: number; median: number; runs: number };
@@ -41,7 +42,7 @@ export function buildNoop(): string {
   writeFileSync(source, 'console.log("ok");\n');
   const outfile = join(dir, "noop");
   const built = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile, source],
+    [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", ...START_FLAGS, "--outfile", outfile, source],
     { stdout: "ignore", stderr: "pipe" },
   );
   if (built.exitCode !== 0) throw new Error(`cannot build the noop program: ${built.stderr.toString()}`);

@@ -17,6 +17,7 @@ import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { unseenWarnings } from "./warnings.ts";
 import { parseOptions } from "./args.ts";
 import { usageError } from "./common.ts";
+import { fullJit } from "./jit.ts";
 
 /** The exit status of each verdict: distinct, and 0 only for allow. */
 export const CHECK_EXIT: Record<Verdict, number> = { allow: 0, pass: 10, ask: 11, deny: 12 };
@@ -85,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
   if (flags.stdin && words.length > 0) return usageError("give a command after -- or --stdin, not both", HELP);
   if (!flags.stdin && words.length === 0) return usageError("no command to judge: verdict check -- COMMAND, or --stdin", HELP);
 
+  // A batch is unbounded work: let hot loops be compiled (jit.ts).
+  if (flags.stdin) fullJit();
   const cwd = resolve(flags.cwd ?? process.cwd());
   const result = loadPolicyCached({ cwd, file: flags.policy });
   if (!result.ok) {

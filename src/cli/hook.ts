@@ -13,8 +13,10 @@ import { HOST_NAMES, isHostName, type HostName } from "../hosts/types.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
 import { durationMs } from "../core/units.ts";
-import { parseOptions } from "./args.ts";
+import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
+import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
+import { fullJit } from "./jit.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
@@ -35,15 +37,21 @@ const EXIT_MARGIN_MS = 250;
 
 export async function main(argv: string[]): Promise<number> {
   const startedAt = performance.now();
-  const parsed = parseOptions(argv, { help: { type: "boolean", short: "h" } });
-  if ("error" in parsed) return usageError(parsed.error, HELP);
-  if (parsed.values.help) {
-    console.log(HELP);
-    return 0;
+  // `hook <host>`, as install writes it, skips the option parser, whose module costs every hook about
+  // 0.4 M instructions; anything else (--help, a typo) goes through it.
+  let host = argv.length === 1 ? argv[0] : undefined;
+  if (!isHostName(host)) {
+    const { parseOptions } = require("./args.ts") as typeof import("./args.ts");
+    const parsed = parseOptions(argv, { help: { type: "boolean", short: "h" } });
+    if ("error" in parsed) return usageError(parsed.error, HELP);
+    if (parsed.values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    host = parsed.positionals[0];
+    if (!isHostName(host) || parsed.positionals.length > 1)
+      return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
   }
-  const host = parsed.positionals[0];
-  if (!isHostName(host) || parsed.positionals.length > 1)
-    return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
 
   let answered = false;
   let kind: EventKind = "unknown";
@@ -58,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   let watchdog: Watchdog | undefined;
   const ensureWatchdog = (): void => {
     if (watchdog) return;
+    fullJit();
     watchdog = startWatchdog();
     armWatchdog();
   };
@@ -124,7 +133,6 @@ export async function main(argv: string[]): Promise<number> {
 
   try {
     // The embedded default as built, or the layers as last loaded (the layer cache), when it can.
-    const { loadPolicyCached } = await import("../policy/layer-cache.ts");
     // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
     // deadline is the policy's even when the payload is slow or never ends.
     const here = process.cwd();
@@ -140,7 +148,6 @@ export async function main(argv: string[]): Promise<number> {
         if (kind !== "unknown") armWatchdog();
       }
     });
-    const { judgeCommand, judgeTurnEnd } = await import("../judge/index.ts");
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
         if (cwd === here && early.ok) {

@@ -3,6 +3,7 @@
  * command is imported only when it runs, so a hook pays only for its own.
  */
 import { CliError, USAGE_EXIT, printVersion, render } from "./common.ts";
+import { fullJit } from "./jit.ts";
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       ),
     );
   }
+  // A hook and a single check are over in milliseconds; every other command may run long (jit.ts).
+  if (name !== "hook" && name !== "check") fullJit();
   const module = await command.load();
   return module.main(rest);
 }

@@ -472,9 +472,6 @@ const RULES: LazyRule[] = [
   })),
 ];
 
-/** The classes of secret the rules know, for the bench. */
-export const SECRET_CLASSES: readonly string[] = [...new Set(RULES.map((rule) => rule.name))];
-
 /**
  * Whether any rule could match: each needs an upper-case letter, `_`, `-`, `:`, `=` or `"`, or the
  * word "pass" (a .netrc line). A plain line (`git status`, a path) has none, and is returned as it is

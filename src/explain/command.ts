@@ -116,10 +116,7 @@ export function explainCommand(
     thresholds: thresholdsMet(policy, judgment.answers),
     ...(judgment.modelNotUsed ? { model_not_used: judgment.modelNotUsed } : {}),
   };
-  const suggest =
-    judgment.rule && (judgment.verdict === "ask" || judgment.verdict === "deny")
-      ? policy.rules.find((r) => r.id === judgment.rule!.id)?.suggest
-      : undefined;
+  const suggest = judgment.verdict === "ask" || judgment.verdict === "deny" ? judgment.rule?.suggest : undefined;
   const parsed = parseCommandLine(command, { cwd });
   if (!parsed.ok) return { ...base, parsed: false, error: parsed.error, executed: [], ...(suggest ? { suggest } : {}) };
   const home = (process.env.HOME ?? "/").replace(/(.)\/+$/, "$1");

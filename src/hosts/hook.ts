@@ -178,10 +178,8 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
         loaded,
       );
       // A rule's safer form (suggest:) goes with an ask or a deny, so the assistant can take it.
-      const suggest =
-        judged.rule && (judged.verdict === "ask" || judged.verdict === "deny")
-          ? loaded.policy.rules.find((rule) => rule.id === judged.rule!.id)?.suggest
-          : undefined;
+      // From the rule that matched: looking it up by id in policy.rules would unpack every rule (≈2.5 M instructions).
+      const suggest = judged.verdict === "ask" || judged.verdict === "deny" ? judged.rule?.suggest : undefined;
       const judgment = suggest ? { ...judged, line: `${judged.line}. Instead: ${suggest}` } : judged;
       const asked = judgment.verdict === "ask" ? askWithoutAsking(adapter, hosts, judgment, event, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(adapter, hosts, judgment)), kind, event: event.event, command: event.command, judgment };

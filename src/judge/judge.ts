@@ -34,10 +34,8 @@ import { commandVerdict, neededMb, turnEndVerdict } from "../core/verdict.ts";
 
 // Initialised only on the paths that use them (about 1 M instructions that a rule-path hook need not
 // pay): the model clients and the answer cache when a model is asked, the turn rules for a turn's end.
-const models = () => ({
-  ...(require("../answerers/jev.ts") as typeof import("../answerers/jev.ts")),
-  ...(require("../answerers/openai.ts") as typeof import("../answerers/openai.ts")),
-});
+const jevClient = () => require("../answerers/jev.ts") as typeof import("../answerers/jev.ts");
+const openaiClient = () => require("../answerers/openai.ts") as typeof import("../answerers/openai.ts");
 const answerCache = () => require("./cache.ts") as typeof import("./cache.ts");
 const turnRules = () => require("../answerers/turn-rules.ts") as typeof import("../answerers/turn-rules.ts");
 
@@ -128,7 +126,7 @@ export function selectAnswerer(policy: Policy, env: Env, rulesOnly?: boolean): S
   const provider = policy.model.provider;
   const endpoint = policy.model[provider];
   // An OpenAI-compatible endpoint on loopback needs no key (openaiKey).
-  const keyless = provider === "openai" && models().isLoopbackUrl(endpoint.base_url);
+  const keyless = provider === "openai" && openaiClient().isLoopbackUrl(endpoint.base_url);
   if (policy.judge.answerer === "auto" && endpoint.key_env && !env[endpoint.key_env] && !keyless) {
     return { off: `no model configured: ${endpoint.key_env} is not set` };
   }
@@ -159,7 +157,6 @@ export async function ask(
 ): Promise<Asked> {
   const { policy } = loaded;
   const { cacheDir, cacheKey, readCached, writeCached } = answerCache();
-  const { askJev, askOpenAI } = models();
   const endpoint = policy.model[provider];
   const limits: CacheLimits = { maxEntries: policy.model.cache.max_entries, maxAgeMs: durationMs(policy.model.cache.max_age) };
   const dir = cacheDir(env);
@@ -189,8 +186,9 @@ export async function ask(
       },
     };
   }
+  // The model clients only now: a cached answer costs what the rule path costs (issue 14).
   const options = { policy, env, deadline };
-  const reply = provider === "jev" ? await askJev(set, options) : await askOpenAI(set, options);
+  const reply = provider === "jev" ? await jevClient().askJev(set, options) : await openaiClient().askOpenAI(set, options);
   if (reply.ok) {
     writeCached(
       dir,

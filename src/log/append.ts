@@ -87,7 +87,9 @@ function writeAll(fd: number, data: Uint8Array): void {
 /** Appends `line` (a newline is added) to `path`, rotating first when it would pass maxBytes. */
 export function appendLine(path: string, line: string, rotation: Rotation): void {
   ensurePrivateDir(dirname(path));
-  const data = new TextEncoder().encode(`${line.replace(/\n/g, " ")}\n`);
+  // A JSON line has no raw newline; anything else is kept to one line. (`includes` first: a regular
+  // expression would be compiled at every hook for nothing.)
+  const data = new TextEncoder().encode(`${line.includes("\n") ? line.replaceAll("\n", " ") : line}\n`);
   withLock(`${path}.lock`, (locked) => {
     if (locked) {
       let size = 0;

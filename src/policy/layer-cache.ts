@@ -133,7 +133,7 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
   }
   const env = options.env ?? process.env;
   const root = repositoryRoot(options.cwd);
-  const wanted = layerFiles(options, env);
+  const wanted = layerFiles(options, env, root);
   if (wanted.length === 0) {
     lastOutcome = "none";
     return {
@@ -184,11 +184,12 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
 }
 
 /** The layer files that exist (the command line's named whether or not it exists: the loader reports it). */
-function layerFiles(options: LoadOptions, env: Env): string[] {
+function layerFiles(options: LoadOptions, env: Env, root: string | undefined): string[] {
   const files: string[] = [];
   const user = userPolicyPath(env);
   if (exists(user)) files.push(`user:${user}`);
-  for (const repo of repoPolicyPaths(options.cwd)) files.push(`repo:${repo}`);
+  // The repository's root as loadPolicyCached found it: walking up again would stat every folder twice.
+  for (const repo of repoPolicyPaths(options.cwd, root)) files.push(`repo:${repo}`);
   const line = options.file ?? (env.VERDICT_POLICY || undefined);
   // Resolved as the loader resolves it: against the process's directory.
   if (line) files.push(`command-line:${resolve(line)}`);
@@ -321,7 +322,12 @@ function fromPayload(payload: Payload, cwd: string): LoadedPolicy {
   const unpack = (): Policy["rules"] => [...unpackRules(payload.own), ...DEFAULT_POLICY.rules.filter((rule) => !replaced.has(rule.id))];
   const head = payload.head as Record<string, unknown>;
   const embedded = DEFAULT_POLICY as unknown as Record<string, unknown>;
-  for (const key of payload.defaults) if (key !== "rules") head[key] = embedded[key];
+  // The embedded default's own properties, not their values: its larger sections stay JSON text until
+  // read (embed.ts), and reading them here cost every hook with a layer ≈1.5 M instructions.
+  for (const key of payload.defaults) {
+    const property = key === "rules" ? undefined : Object.getOwnPropertyDescriptor(embedded, key);
+    if (property) Object.defineProperty(head, key, { ...property, enumerable: true });
+  }
   const policy = head as unknown as Policy;
   Object.defineProperty(policy, "rules", { enumerable: true, configurable: true, get: () => (rules ??= unpack()) });
   attachRuleIndex(

@@ -58,8 +58,7 @@ export function repoPolicyPath(cwd: string): string | undefined {
  * first: each applies, under its own trust, so a nested one (untrusted, it
  * can only tighten) never replaces the one at the root.
  */
-export function repoPolicyPaths(cwd: string): string[] {
-  const root = repositoryRoot(cwd);
+export function repoPolicyPaths(cwd: string, root: string | undefined = repositoryRoot(cwd)): string[] {
   const found: string[] = [];
   let dir = resolve(cwd);
   for (;;) {

@@ -85,6 +85,26 @@ describe("verdict hook through the binary", () => {
     }
   });
 
+  test("an ask carries the matched rule's safer form (suggest:), from the embedded default and from a layer", () => {
+    const dir = tempDir("verdict-suggest-");
+    const ran = run(["hook", "claude"], { env: isolatedEnv(), cwd: dir, stdin: prePayload("claude", "git push --force origin main", dir) });
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout).hookSpecificOutput.permissionDecisionReason).toContain("Instead: git push --force-with-lease");
+    const layer = join(dir, "house.yaml");
+    writeFileSync(
+      layer,
+      "rules:\n  - id: house-deploy\n    match: { program: deploytool }\n    act: remote\n    undo: 3\n    decision: ask\n    reason: Deploys.\n    suggest: Run deploytool --dry-run and show it.\n",
+    );
+    const layered = run(["hook", "claude"], {
+      env: isolatedEnv(undefined, { VERDICT_POLICY: layer }),
+      cwd: dir,
+      stdin: prePayload("claude", "deploytool prod", dir),
+    });
+    expect(JSON.parse(layered.stdout).hookSpecificOutput.permissionDecisionReason).toContain(
+      "Instead: Run deploytool --dry-run and show it.",
+    );
+  });
+
   test("other tools and events: no opinion", () => {
     const dir = tempDir();
     const ran = run(["hook", "claude"], {

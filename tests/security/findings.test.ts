@@ -371,3 +371,30 @@ describe("the approvals journal", () => {
     expect(opened).toBeGreaterThanOrEqual(survivors.length);
   }, 30_000);
 });
+
+// A compiled Bun executable loads `.env` and `bunfig.toml` from its working directory unless built not
+// to (npm/start-flags.ts), and the hosts run hooks in the project's directory: a repository could set
+// verdict's environment, or preload its own code into the hook.
+describe("a repository's .env and bunfig.toml do not reach verdict", () => {
+  test("a bunfig.toml preload does not run, and .env does not set verdict's environment", () => {
+    box = sandbox();
+    const marker = join(box.root, "preload-ran");
+    writeFileSync(join(box.project, "evil.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    writeFileSync(join(box.project, "bunfig.toml"), 'preload = ["./evil.ts"]\n\n[run]\npreload = ["./evil.ts"]\n');
+    // VERDICT_DEBUG makes the hook print its decision on stderr: the sign that .env was read.
+    writeFileSync(join(box.project, ".env"), "VERDICT_DEBUG=1\n");
+    const hook = verdict(["hook", "claude"], { stdin: commandPayload("git status", box.project) });
+    expect(hook.code).toBe(0);
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(hook.stderr).not.toContain("verdict hook claude: allow");
+    const check = verdict(["check", "--rules-only", "--", "git", "status"]);
+    expect(check.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    // The same setting through the real environment does take effect, so the test can fail.
+    const debug = verdict(["hook", "claude"], {
+      stdin: commandPayload("git status", box.project),
+      env: { ...box.env, VERDICT_DEBUG: "1" },
+    });
+    expect(debug.stderr).toContain("verdict hook claude: allow");
+  });
+});

@@ -56,7 +56,7 @@ export type RuleHit = {
   redirect?: Redirect;
   /** What the rule judged, when it is more than the command: "curl -o ~/.profile", "reads ~/.ssh/id_rsa". */
   seen?: string;
-  /** The rule's safer form (its `suggest`), so that a caller need not look the rule up in the policy's list (which unpacks every rule of a packed policy). */
+  /** The rule's safer form (suggest:), shown with an ask or a deny. */
   suggest?: string;
 };
 
@@ -107,7 +107,7 @@ function expandHome(dir: string | undefined, home: string): string | undefined {
 function hitOf(rule: CompiledRule, command: ExecutedCommand, redirect?: Redirect): RuleHit {
   const hit: RuleHit = { id: rule.rule.id, reason: rule.rule.reason, command };
   if (rule.rule.decision) hit.decision = rule.rule.decision;
-  if (rule.rule.suggest !== undefined) hit.suggest = rule.rule.suggest;
+  if (rule.rule.suggest) hit.suggest = rule.rule.suggest;
   if (redirect) hit.redirect = redirect;
   return hit;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasOption, parseArgs } from "../../src/answerers/rules/args.ts";
 import { classifyPath, usableProjectRoot, type PathContext } from "../../src/answerers/rules/paths.ts";
-import { compileAny, compilePattern } from "../../src/answerers/rules/pattern.ts";
+import { compileAny, compilePattern, requiredText } from "../../src/answerers/rules/pattern.ts";
 import { isTracked } from "../../src/answerers/rules/probe.ts";
 import { checkRule } from "../../src/answerers/rules.ts";
 import { judge, policyWith } from "./helpers.ts";
@@ -25,6 +25,29 @@ describe("patterns", () => {
   });
   test("a path is not taken for a regular expression", () => {
     expect(compilePattern("/usr/bin/sum")("/usr/bin/sum")).toBe(true);
+  });
+  test("the text every match contains, where one is known (for passing over rules)", () => {
+    const cases: [string, string][] = [
+      ["/proc/*/environ", "/environ"],
+      ["[ab]xyz", "xyz"],
+      ["plain", "plain"],
+      ["/(^|\\/)\\.ssh\\/id_[^/]*(?<!\\.pub)$/", ".ssh/id_"],
+      ["/abc?d/", "ab"],
+      ["/^[0-9]{4,}/", ""],
+      ["/a|b/", ""],
+      ["/x\\d+/", ""],
+      ["/foo/i", ""],
+      ["*", ""],
+    ];
+    for (const [pattern, text] of cases) expect([pattern, requiredText(pattern)]).toEqual([pattern, text]);
+    // What it says holds: a text the pattern matches contains it.
+    for (const [pattern, sample] of [
+      ["/^[^-+].*=/", "a=1"],
+      ["/(^|\\/)\\.ssh\\/id_[^/]*(?<!\\.pub)$/", "/h/.ssh/id_rsa"],
+    ] as const) {
+      expect(compilePattern(pattern)(sample)).toBe(true);
+      expect(sample.includes(requiredText(pattern))).toBe(true);
+    }
   });
   test("several at once", () => {
     const any = compileAny(["rm", "mkfs.*", "/^shred$/"]);

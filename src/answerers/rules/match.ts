@@ -198,7 +198,13 @@ export function mayMatch(needs: string | undefined, view: View): boolean {
     if (letter === "s" && view.command.stdinScript === undefined) return false;
   }
   for (let at = 1; at < groups.length; at++) {
-    const words = (groups[at] as string).split(" ");
+    const group = groups[at] as string;
+    if (group.startsWith("~")) {
+      const texts = group.slice(1).split(" ");
+      if (!view.args.some((arg) => texts.some((text) => arg.includes(text)))) return false;
+      continue;
+    }
+    const words = group.split(" ");
     if (!view.args.some((arg) => words.includes(arg))) return false;
   }
   return true;

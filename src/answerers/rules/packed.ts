@@ -11,7 +11,7 @@
  */
 import type { Rule } from "../../policy/schema.ts";
 import { exactLine, isTightening, markTightening, type IndexedRule, type RuleIndex } from "./compile.ts";
-import { compileAny, isPattern, safeRegexSources, type Matcher } from "./pattern.ts";
+import { compileAny, isPattern, requiredText, safeRegexSources, type Matcher } from "./pattern.ts";
 
 export type PackedRules = {
   /** The rules' JSON texts, one after another. */
@@ -112,7 +112,8 @@ export function packRules(rules: readonly Rule[]): PackedRules {
  * What a command must show for a rule to match it, as mayMatch (match.ts) reads it: letters for what
  * the rule's fields require (e: a variable set, o: an option word, p: a pipe into it, v: a wrapper or
  * runner, s: a script on standard input), then, a tab before each, groups of words one of which must be
- * among the arguments: the first words of its subcommands, its args_any when they are all plain words.
+ * among the arguments: the first words of its subcommands, its args_any when they are all plain words;
+ * or, after a ~, texts one of which an argument must contain: those its args_any patterns require.
  * Only what matchesCommand itself requires, so that a rule passed over could not have matched.
  */
 function needsOf(match: Rule["match"]): string {
@@ -130,6 +131,11 @@ function needsOf(match: Rule["match"]): string {
   const args = match.args_any ?? [];
   if (args.length > 0 && args.every((word) => word !== "" && !isPattern(word) && !/\s/.test(word)))
     groups.push([...new Set(args)].join(" "));
+  else if (args.length > 0) {
+    // Patterns among them: an argument must contain the text each requires (~ marks such a group).
+    const texts = args.map(requiredText);
+    if (texts.every((text) => text !== "" && !/\s/.test(text))) groups.push(`~${[...new Set(texts)].join(" ")}`);
+  }
   return groups.join("\t");
 }
 

@@ -87,6 +87,90 @@ function globSource(glob: string): string {
   return out;
 }
 
+/**
+ * A text that every string the pattern matches contains, or "" when none is known: the longest
+ * literal run of a glob or a plain word; for a regular expression, the longest run of plain
+ * characters at its top level when it has no top-level alternation and no flag (cautious: an
+ * escape of a letter or a digit gives up). For passing over rules cheaply (packed.ts, needsOf).
+ */
+export function requiredText(pattern: string): string {
+  if (!isPattern(pattern)) return pattern;
+  const regex = REGEX_FORM.exec(pattern);
+  return regex ? (regex[2] === "" ? regexText(regex[1] as string) : "") : globText(pattern);
+}
+
+function globText(glob: string): string {
+  let best = "";
+  let run = "";
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] as string;
+    if (ch === "*" || ch === "?" || ch === "[") {
+      if (run.length > best.length) best = run;
+      run = "";
+      const close = ch === "[" ? glob.indexOf("]", i + 2) : -1;
+      if (close !== -1) i = close;
+    } else run += ch;
+  }
+  return run.length > best.length ? run : best;
+}
+
+function regexText(source: string): string {
+  let best = "";
+  let run = "";
+  let depth = 0;
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i] as string;
+    if (ch === "\\") {
+      const next = source[i + 1];
+      // \d, \b, \x41, \1...: not one literal character.
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) return "";
+      i++;
+      if (depth === 0) run += next;
+      continue;
+    }
+    if (ch === "[") {
+      // A class: to its closing bracket, escapes skipped.
+      end();
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+      continue;
+    }
+    if (ch === "(") {
+      depth++;
+      end();
+      continue;
+    }
+    if (ch === ")") {
+      depth--;
+      continue;
+    }
+    if (depth > 0) continue;
+    if (ch === "|") return "";
+    if (ch === "?" || ch === "*" || ch === "+" || ch === "{") {
+      // The character before a quantifier may be absent (or repeated): it is not part of the run.
+      run = run.slice(0, -1);
+      end();
+      if (ch === "{") {
+        // {4,}: its bounds are no text of the match.
+        const close = source.indexOf("}", i);
+        if (close === -1) return "";
+        i = close;
+      }
+      continue;
+    }
+    if (ch === "." || ch === "^" || ch === "$" || ch === "}" || ch === "]") {
+      end();
+      continue;
+    }
+    run += ch;
+  }
+  end();
+  return best;
+}
+
 /** One matcher for several patterns: true when any matches. */
 export function compileAny(patterns: readonly string[]): Matcher {
   const exact = new Set(patterns.filter((p) => !isPattern(p)));

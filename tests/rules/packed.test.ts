@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { candidatesFor, compiledOf, outrightOf, ruleIndex, ruleIndexFor, type RuleIndex } from "../../src/answerers/rules/compile.ts";
 import { answerLine } from "../../src/answerers/rules/engine.ts";
 import { matchesCommand, mayMatch } from "../../src/answerers/rules/match.ts";
+import { compilePattern, requiredText } from "../../src/answerers/rules/pattern.ts";
 import { packedRuleIndex, packRules, unpackRules } from "../../src/answerers/rules/packed.ts";
 import { DEFAULT_POLICY, DEFAULT_RULES } from "../../src/policy/generated/default-policy.ts";
 import type { Policy, Rule } from "../../src/policy/schema.ts";
@@ -193,5 +194,24 @@ describe("the rules a command is not tried against", () => {
   test("are known for every rule of the default, a line each", () => {
     expect(DEFAULT_RULES.needs?.split("\n").length).toBe(DEFAULT_RULES.at.length - 1);
     expect(candidatesFor(packed, "git").filter((entry) => entry.needs).length).toBeGreaterThan(40);
+  });
+});
+
+describe("the text a pattern requires", () => {
+  const corpus = resolve(import.meta.dir, "../../../shared/corpus");
+  test.skipIf(!existsSync(corpus))("is in every word of the labelled corpus that the pattern matches", () => {
+    const patterns = [...new Set(DEFAULT_POLICY.rules.flatMap((rule) => [...(rule.match.args_any ?? []), ...(rule.match.args_none ?? [])]))]
+      .map((pattern) => ({ pattern, text: requiredText(pattern), matches: compilePattern(pattern) }))
+      .filter(({ text }) => text !== "");
+    const words = new Set(readCorpus(corpus).flatMap((row) => row.command.split(/\s+/).map((word) => word.replace(/^['"]|['"]$/g, ""))));
+    let matched = 0;
+    for (const word of words)
+      for (const { pattern, text, matches } of patterns) {
+        if (!matches(word)) continue;
+        matched++;
+        if (!word.includes(text)) expect([pattern, word, text]).toEqual([pattern, word, "(in the word)"]);
+      }
+    expect(patterns.length).toBeGreaterThan(100);
+    expect(matched).toBeGreaterThan(1000);
   });
 });

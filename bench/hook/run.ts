@@ -1,7 +1,7 @@
 /**
  * The hook's whole round trip on the rule path, against an empty compiled Bun program and the peers.
  *
- *   bun build.ts && bun bench/hook/run.ts [--runs 40] [--warmup 5] [--dir DIR] [--codex PATH] [--safety-net PATH] [--baseline PATH]
+ *   bun build.ts && bun bench/hook/run.ts [--runs 40] [--warmup 5] [--stdin socket|file] [--dir DIR] [--codex PATH] [--safety-net PATH] [--baseline PATH]
  *
  * Cases, each a whole process, interleaved (a round of every case, `runs` rounds after `warmup`), so load
  * on the machine falls on all of them alike; min, median and p90 in ms, and the ratios to the print-a-line
@@ -239,28 +239,43 @@ for (const item of cases.filter((c) => c.hook)) {
 jev.stop();
 
 // --- timing -------------------------------------------------------------------------------------------
-function once(item: Case): { ms: number; rss: number } {
+// The payload reaches the hook as the host gives it (--stdin): `socket` (the default) as Claude Code and
+// Gemini CLI give it, through Node's child_process (Bun.spawn's "pipe" is a socket too), written and
+// closed at once; `file` as Bun.spawnSync gives a buffer, a memory file, which verdict reads the way it
+// reads a pipe (Codex's hooks get a pipe): without Bun's stream (src/cli/stdin.ts).
+const stdinKind = option("--stdin") ?? "socket";
+if (stdinKind !== "socket" && stdinKind !== "file") throw new Error("--stdin is socket or file");
+async function once(item: Case): Promise<{ ms: number; rss: number }> {
   const started = performance.now();
-  const result = Bun.spawnSync(item.argv, {
-    cwd: item.cwd,
-    env: item.env,
-    stdin: item.stdin === undefined ? "ignore" : Buffer.from(item.stdin),
-    stdout: "ignore",
-    stderr: "ignore",
-  });
+  if (stdinKind === "file" || item.stdin === undefined) {
+    const result = Bun.spawnSync(item.argv, {
+      cwd: item.cwd,
+      env: item.env,
+      stdin: item.stdin === undefined ? "ignore" : Buffer.from(item.stdin),
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const ms = performance.now() - started;
+    if (result.exitCode !== 0) throw new Error(`${item.name} exited with ${result.exitCode}`);
+    return { ms, rss: result.resourceUsage?.maxRSS ?? 0 };
+  }
+  const child = Bun.spawn(item.argv, { cwd: item.cwd, env: item.env, stdin: "pipe", stdout: "ignore", stderr: "ignore" });
+  child.stdin.write(item.stdin);
+  await child.stdin.end();
+  const code = await child.exited;
   const ms = performance.now() - started;
-  if (result.exitCode !== 0) throw new Error(`${item.name} exited with ${result.exitCode}`);
-  return { ms, rss: result.resourceUsage?.maxRSS ?? 0 };
+  if (code !== 0) throw new Error(`${item.name} exited with ${code}`);
+  return { ms, rss: child.resourceUsage()?.maxRSS ?? 0 };
 }
 const samples = cases.map(() => [] as number[]);
 const rss = cases.map(() => 0);
-for (let round = 0; round < warmup; round++) cases.forEach((item) => once(item));
+for (let round = 0; round < warmup; round++) for (const item of cases) await once(item);
 for (let round = 0; round < runs; round++) {
-  cases.forEach((item, index) => {
-    const { ms, rss: peak } = once(item);
+  for (const [index, item] of cases.entries()) {
+    const { ms, rss: peak } = await once(item);
     samples[index]!.push(ms);
     rss[index] = Math.max(rss[index]!, peak);
-  });
+  }
 }
 const stats = samples.map((values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -271,7 +286,7 @@ const floor = stats[0]!.median;
 const peerAt = cases.findIndex((item) => item.name === codexName);
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(
-  `Hook round trip, ${runs} interleaved runs after ${warmup} warm-up runs (${new Date().toISOString()}, bun ${Bun.version}, load average ${load}), ms:\n`,
+  `Hook round trip, ${runs} interleaved runs after ${warmup} warm-up runs, stdin a ${stdinKind} (${new Date().toISOString()}, bun ${Bun.version}, load average ${load}), ms:\n`,
 );
 console.log(`| case | min | median | p90 | median / print a line |${peerAt >= 0 ? " median / codex |" : ""} peak RSS MB |`);
 console.log(`|---|---:|---:|---:|---:|${peerAt >= 0 ? "---:|" : ""}---:|`);

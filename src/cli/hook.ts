@@ -17,6 +17,7 @@ import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 import { fullJit } from "./jit.ts";
+import { readPayload } from "./stdin.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
@@ -139,15 +140,18 @@ export async function main(argv: string[]): Promise<number> {
     const early = loadPolicyCached({ cwd: here }, ensureWatchdog);
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
-    const raw = await readStdin((chunk) => {
-      if (received.length < SNIFF_BYTES) received += chunk;
-      else ensureWatchdog();
-      // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
-      if (kind === "unknown" && received.length < SNIFF_BYTES) {
-        kind = sniffKind(received);
-        if (kind !== "unknown") armWatchdog();
-      }
-    });
+    const raw = await readPayload(
+      (chunk) => {
+        if (received.length < SNIFF_BYTES) received += chunk;
+        else ensureWatchdog();
+        // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
+        if (kind === "unknown" && received.length < SNIFF_BYTES) {
+          kind = sniffKind(received);
+          if (kind !== "unknown") armWatchdog();
+        }
+      },
+      { maxBytes: MAX_PAYLOAD_BYTES },
+    );
     const outcome = await runHook(host, raw, {
       loadPolicy: (cwd) => {
         if (cwd === here && early.ok) {
@@ -222,24 +226,4 @@ function logFallback(host: HostName, outcome: HookOutcome, startedAt: number): v
   } catch {
     // the log is not worth a second failure
   }
-}
-
-/**
- * The payload, chunk by chunk as it arrives (the deadline may need its kind before it ends). Through
- * Bun's own stream rather than `process.stdin`: iterating process.stdin initialises node:stream and
- * the fs stream classes, several milliseconds at every hook.
- */
-async function readStdin(onChunk: (text: string) => void): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  const reader = Bun.stdin.stream().getReader();
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_PAYLOAD_BYTES) throw new Error(`the hook payload is larger than ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB; not judged`);
-    chunks.push(value);
-    onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8"));
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }

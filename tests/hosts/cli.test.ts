@@ -85,6 +85,51 @@ describe("verdict hook through the binary", () => {
     }
   });
 
+  test("stdin a pipe (as Codex gives it), a file, or a socket (as Claude Code gives it): the same decision", async () => {
+    const dir = tempDir();
+    const payload = prePayload("claude", "rm -rf ~", dir);
+    const env = isolatedEnv();
+    const decisions: string[] = [];
+    // A pipe that delivers the payload in two parts, the second after a pause: read without blocking.
+    const file = join(dir, "payload.json");
+    writeFileSync(file, payload);
+    const half = Math.floor(payload.length / 2);
+    const piped = Bun.spawnSync(
+      ["sh", "-c", '{ head -c "$2" "$1"; sleep 0.3; tail -c +"$(($2 + 1))" "$1"; } | "$0" hook claude', BINARY, file, String(half)],
+      { cwd: dir, env, stdout: "pipe", stderr: "pipe" },
+    );
+    decisions.push(piped.stdout.toString());
+    // A file on stdin.
+    decisions.push(Bun.spawnSync([BINARY, "hook", "claude"], { cwd: dir, env, stdin: Bun.file(file), stdout: "pipe" }).stdout.toString());
+    // A socket (Bun's and Node's spawn with a piped stdin).
+    const child = Bun.spawn([BINARY, "hook", "claude"], { cwd: dir, env, stdin: "pipe", stdout: "pipe" });
+    child.stdin.write(payload);
+    child.stdin.end();
+    decisions.push(await new Response(child.stdout).text());
+    for (const out of decisions) expect(JSON.parse(out).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  test("a pipe whose payload never ends: the deadline answers, as on a socket", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "fast.yaml"), "hosts:\n  respond_within: 1000ms\n");
+    const head = join(dir, "head.json");
+    writeFileSync(head, prePayload("claude", "rm -rf ~", dir).slice(0, -10));
+    const out = join(dir, "out.json");
+    const started = performance.now();
+    // The hook reads a pipe whose writer sends the payload's head and then holds it open for 3 s.
+    const child = Bun.spawn(["sh", "-c", '{ cat "$1"; sleep 3; } | "$0" hook claude > "$2"', BINARY, head, out], {
+      cwd: dir,
+      env: isolatedEnv(undefined, { VERDICT_POLICY: join(dir, "fast.yaml") }),
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    while (!(existsSync(out) && readFileSync(out, "utf8").trim()) && performance.now() - started < 5000) await Bun.sleep(20);
+    const took = performance.now() - started;
+    child.kill("SIGKILL"); // the writer's sleep ends on its own
+    expect(took).toBeLessThan(2500);
+    expect(replyEffect("claude", readFileSync(out, "utf8"), 0)).toBe(ON_ERROR.claude);
+  });
+
   test("an ask carries the matched rule's safer form (suggest:), from the embedded default and from a layer", () => {
     const dir = tempDir("verdict-suggest-");
     const ran = run(["hook", "claude"], { env: isolatedEnv(), cwd: dir, stdin: prePayload("claude", "git push --force origin main", dir) });

@@ -139,14 +139,14 @@ export function digestOf(text: string): string {
 }
 
 /** The deadline as `performance.now()`: answer_within after verdict started. */
-export function deadlineOf(policy: Policy, startedAt: number): number {
+function deadlineOf(policy: Policy, startedAt: number): number {
   return startedAt + durationMs(policy.judge.answer_within);
 }
 
 type Asked = { reply: ModelReply; cached: boolean };
 
 /** Asks the provider, or reads an identical judgment's answers from the cache. */
-export async function ask(
+async function ask(
   provider: "jev" | "openai",
   set: QuestionSet,
   keyText: string,
@@ -208,7 +208,7 @@ export async function ask(
   return { reply, cached: false };
 }
 
-export function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
+function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
   const { reply } = asked;
   return {
     provider,
@@ -223,7 +223,7 @@ export function modelUse(provider: "jev" | "openai", asked: Asked): ModelUse {
 }
 
 /** A failed reply as the sentence the user and the log read. */
-export function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
+function whyNot(provider: string, reply: Extract<ModelReply, { ok: false }>, policy: Policy): string {
   const said = reply.kind === "timeout" ? `no answer within ${policy.judge.answer_within}` : reply.reason;
   return `${provider} not used: ${said}`;
 }
@@ -315,6 +315,66 @@ export function verdictFields(judgment: CommandJudgment | TurnJudgment, status: 
   };
 }
 
+/** What a command's and a tool call's judgments share: the fields modelOrRules fills. */
+type Judged = {
+  verdict: Verdict;
+  line: string;
+  answerer: AnswererName;
+  answers?: CommandAnswers;
+  modelNotUsed?: string;
+  modelNotUsedKind?: NotUsedKind;
+  model?: ModelUse;
+  rulesVerdict?: Verdict;
+};
+
+/** What the model is asked: built only when a model is used. */
+type ModelQuestion = { set: QuestionSet; keyText: string; kind: string | undefined };
+
+/**
+ * The end of a command's or a tool call's judgment, once the rules have given theirs: the rules'
+ * judgment stands when no model is used or its answer fails (saying why); otherwise the one verdict
+ * function over the model's answers decides, with the rules' verdict kept beside it.
+ */
+export async function modelOrRules<J extends Judged>(
+  rulesJudgment: J,
+  question: () => ModelQuestion,
+  context: {
+    loaded: LoadedPolicy;
+    env: Env;
+    startedAt: number;
+    rulesOnly?: boolean;
+    memory?: (answers: CommandAnswers) => number | undefined;
+  },
+  finish: (judgment: J, status?: number) => J,
+): Promise<J> {
+  const { policy } = context.loaded;
+  const selection = selectAnswerer(policy, context.env, context.rulesOnly);
+  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
+
+  const provider = selection.provider;
+  const { set, keyText, kind } = question();
+  const asked = await ask(provider, set, keyText, kind, context.loaded, context.env, deadlineOf(policy, context.startedAt));
+  const use = modelUse(provider, asked);
+  if (!asked.reply.ok) {
+    const why = whyNot(provider, asked.reply, policy);
+    return finish(
+      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
+      asked.reply.status,
+    );
+  }
+  const answers = asked.reply.answers as unknown as CommandAnswers;
+  const verdicted = commandVerdict(policy, answers, context.memory?.(answers), provider);
+  return finish({
+    ...rulesJudgment,
+    verdict: verdicted.verdict,
+    line: use.note ? `${verdicted.line} (${use.note})` : verdicted.line,
+    answerer: provider,
+    answers,
+    model: use,
+    rulesVerdict: rulesJudgment.verdict,
+  });
+}
+
 export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): Promise<CommandJudgment> {
   const { policy, digest } = loaded;
   const env = input.env ?? process.env;
@@ -382,35 +442,16 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
     executed: rules.executed,
     policyDigest: digest,
   };
-  const selection = selectAnswerer(policy, env, input.rulesOnly);
-  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
-
-  const provider = selection.provider;
-  const set = commandQuestions(policy, { command: redacted, redacted: true, cwd: input.cwd, projectRoot });
-  const kind = answerCache().cwdKind(input.cwd, projectRoot, env);
-  const asked = await ask(provider, set, redacted, kind, loaded, env, deadlineOf(policy, startedAt));
-  const use = modelUse(provider, asked);
-  if (!asked.reply.ok) {
-    const why = whyNot(provider, asked.reply, policy);
-    return finish(
-      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
-      asked.reply.status,
-    );
-  }
-  const answers = asked.reply.answers as unknown as CommandAnswers;
-  const verdicted = commandVerdict(policy, answers, memory(answers), provider);
-  const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
-  return finish({
-    ...verdicted,
-    line,
-    answerer: provider,
-    answers,
-    rule: rules.rule,
-    executed: rules.executed,
-    model: use,
-    rulesVerdict: byRules.verdict,
-    policyDigest: digest,
-  });
+  return modelOrRules(
+    rulesJudgment,
+    () => ({
+      set: commandQuestions(policy, { command: redacted, redacted: true, cwd: input.cwd, projectRoot }),
+      keyText: redacted,
+      kind: answerCache().cwdKind(input.cwd, projectRoot, env),
+    }),
+    { loaded, env, startedAt, rulesOnly: input.rulesOnly, memory },
+    finish,
+  );
 }
 
 export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Promise<TurnJudgment> {

@@ -11,19 +11,7 @@ import { answerToolCall, type JudgedPart, type ToolRuleHit, type ToolRulesAnswer
 import { callText, type ToolCall } from "../tools/types.ts";
 import type { CommandAnswers, Verdict, Verdicted } from "../core/answers.ts";
 import { cwdKind } from "./cache.ts";
-import {
-  ask,
-  deadlineOf,
-  digestOf,
-  modelUse,
-  projectRootOf,
-  selectAnswerer,
-  verdictFields,
-  whyNot,
-  type AnswererName,
-  type Common,
-  type ModelUse,
-} from "./judge.ts";
+import { digestOf, modelOrRules, projectRootOf, verdictFields, type AnswererName, type Common, type ModelUse } from "./judge.ts";
 import type { NotUsedKind } from "../log/decisions.ts";
 import { commandQuestions, head, tail, type QuestionSet } from "../core/questions.ts";
 import { redact } from "../core/redact.ts";
@@ -161,34 +149,14 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
     parts: rules.parts,
     policyDigest: digest,
   };
-  const selection = selectAnswerer(policy, env, input.rulesOnly);
-  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
-
-  const provider = selection.provider;
-  const set = toolQuestions(policy, input.call, rules, input.cwd, projectRoot);
-  // The cache binds the exact call, content included.
-  const keyText = `tool ${callDigest(input.call)} ${JSON.stringify(set.state)}`;
-  const asked = await ask(provider, set, keyText, cwdKind(input.cwd, projectRoot, env), loaded, env, deadlineOf(policy, startedAt));
-  const use = modelUse(provider, asked);
-  if (!asked.reply.ok) {
-    const why = whyNot(provider, asked.reply, policy);
-    return finish(
-      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
-      asked.reply.status,
-    );
-  }
-  const answers = asked.reply.answers as unknown as CommandAnswers;
-  const verdicted = commandVerdict(policy, answers, undefined, provider);
-  const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
-  return finish({
-    ...verdicted,
-    line,
-    answerer: provider,
-    answers,
-    rule: rules.rule,
-    parts: rules.parts,
-    model: use,
-    rulesVerdict: byRules.verdict,
-    policyDigest: digest,
-  });
+  return modelOrRules(
+    rulesJudgment,
+    () => {
+      const set = toolQuestions(policy, input.call, rules, input.cwd, projectRoot);
+      // The cache binds the exact call, content included.
+      return { set, keyText: `tool ${callDigest(input.call)} ${JSON.stringify(set.state)}`, kind: cwdKind(input.cwd, projectRoot, env) };
+    },
+    { loaded, env, startedAt, rulesOnly: input.rulesOnly },
+    finish,
+  );
 }

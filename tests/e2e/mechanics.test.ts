@@ -1,8 +1,8 @@
 // The hosts' hook contracts as they really behave, proved with the real, pinned CLIs and stub hooks (a
 // bash script replying with a fixed decision). These pin down what the adapters in src/hosts must emit;
 // when a host upgrade changes its behaviour, this file says so first. See docs/hosts.md.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
+import { describe, expect, test } from "bun:test";
+import type { HostName, InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import { join } from "node:path";
 import {
@@ -10,6 +10,7 @@ import {
   hostSetup,
   makeSandbox,
   runHost,
+  suiteHost,
   setStub,
   stubPayloads,
   writeStubHook,
@@ -89,11 +90,7 @@ const STOP_SEEN_AS: Record<HostName, string> = {
 for (const name of e2eHosts()) {
   describe(`${name} hook mechanics (stub hooks)`, () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      host = await ensureHost(name);
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost(name, (installed) => (host = installed));
 
     async function scenario(reply: Reply, stop: object | null): Promise<{ o: Outcome; sb: Sandbox }> {
       const sb = makeSandbox(`${name}-mech`);

@@ -17,6 +17,7 @@ import {
   hostSetup,
   makeSandbox,
   runHost,
+  suiteHost,
   stubPayloads,
   writeStubHook,
   type Sandbox,
@@ -250,12 +251,7 @@ if (hosts.includes("codex")) {
 for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h))) {
   describe(`${name}: a project hook on a machine without verdict`, () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
-      host = await ensureHost(name);
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost(name, (installed) => (host = installed), VERDICT);
 
     test("the host's own approval applies (here: it runs the command), the run is not broken", async () => {
       const sb = makeSandbox(`${name}-no-verdict`);
@@ -279,11 +275,7 @@ for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h
 for (const name of (["codex", "gemini"] as const).filter((h) => hosts.includes(h))) {
   describe(`${name}: which sessions a root project hook covers`, () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      host = await ensureHost(name);
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost(name, (installed) => (host = installed));
 
     const walksUp = name === "codex";
     test(`a session started in a subfolder ${walksUp ? "loads" : "does not load"} the root's hook`, async () => {

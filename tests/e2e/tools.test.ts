@@ -3,10 +3,10 @@
 // (scripted by the fake model), and the embedded default policy's tool rules decide. A write to a shell
 // start-up file is stopped (the model is told why); an ordinary project file is written. An MCP server
 // (lib/mcp-server.ts) registered the host's way: its delete tool is stopped, its list tool runs.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ensureHost, type InstalledHost } from "./lib/install.ts";
+import type { InstalledHost } from "./lib/install.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import {
   CODEX_CONFIG,
@@ -14,6 +14,7 @@ import {
   hostSetup,
   makeSandbox,
   runHost,
+  suiteHost,
   type HostSetup,
   type Outcome,
   type Sandbox,
@@ -51,12 +52,7 @@ const FINISHED = "FAKE_FINAL: done.";
 for (const name of e2eHosts()) {
   describe(`${name}: file and MCP tools judged by verdict`, () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
-      host = await ensureHost(name);
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost(name, (installed) => (host = installed), VERDICT);
 
     /** The tool results the model was sent after the scripted call, for failure messages. */
     const toolResults = (o: Outcome) =>

@@ -1,13 +1,13 @@
 // verdict itself as the hook of the real, pinned hosts: installed with `verdict install`, run headless
 // against the fake model, judging with a test policy whose rules decide the marker commands outright and
 // whose turn rule recognises a turn that stopped early. The compiled binary (dist/verdict) is what runs.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ensureHost, type HostName, type InstalledHost } from "./lib/install.ts";
+import type { HostName, InstalledHost } from "./lib/install.ts";
 import { markerRules } from "./lib/markers.ts";
 import { e2eHosts } from "./lib/gate.ts";
-import { describe as summary, hostSetup, makeSandbox, runHost, type Outcome, type Sandbox } from "./lib/harness.ts";
+import { describe as summary, hostSetup, makeSandbox, runHost, suiteHost, type Outcome, type Sandbox } from "./lib/harness.ts";
 import type { Step } from "./lib/fake-model.ts";
 
 const VERDICT = resolve(import.meta.dir, "../../dist/verdict");
@@ -35,12 +35,7 @@ const FINISHED = "FAKE_FINAL: done.";
 for (const name of e2eHosts()) {
   describe(`${name} with verdict as its hook`, () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
-      host = await ensureHost(name);
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost(name, (installed) => (host = installed), VERDICT);
 
     async function scenario(
       steps: (sb: Sandbox) => Step[],

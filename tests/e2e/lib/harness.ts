@@ -8,7 +8,8 @@ import { dirname, join } from "node:path";
 import type { Step } from "./fake-model.ts";
 import type { RecordedRequest } from "./fake-model.ts";
 import type { RunResult, RunSpec } from "./runner.ts";
-import type { HostName, InstalledHost } from "./install.ts";
+import { afterAll, beforeAll } from "bun:test";
+import { ensureHost, type HostName, type InstalledHost } from "./install.ts";
 
 export const RUNNER = join(import.meta.dir, "runner.ts");
 export const PROMPT = "Run the scripted test command.";
@@ -36,6 +37,21 @@ export interface Sandbox {
   hookDir: string;
   marker: string;
   cleanup(): void;
+}
+
+/**
+ * A describe block's host: installed once before its tests (after checking that the built verdict is
+ * there, when `verdict` names it), handed to `onReady`; the sandboxes pushed on the returned list are
+ * cleaned up after the block.
+ */
+export function suiteHost(name: HostName, onReady: (host: InstalledHost) => void, verdict?: string): Sandbox[] {
+  const boxes: Sandbox[] = [];
+  beforeAll(async () => {
+    if (verdict && !existsSync(verdict)) throw new Error(`${verdict} is missing: build it first (npx bun build.ts)`);
+    onReady(await ensureHost(name));
+  }, 16 * 60_000);
+  afterAll(() => boxes.forEach((b) => b.cleanup()));
+  return boxes;
 }
 
 export function makeSandbox(label: string): Sandbox {

@@ -40,6 +40,10 @@ const commandPayload = (command: string, cwd: string, session = "s1") =>
     transcript_path: "",
   });
 
+/** A Claude Code Stop payload; `extra` adds or overrides fields (the final message, the transcript). */
+const stopPayload = (cwd: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ session_id: "t1", hook_event_name: "Stop", stop_hook_active: false, cwd, transcript_path: "", ...extra });
+
 /** Every file under `dir`, links not followed. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -66,15 +70,7 @@ describe("secrets stay secret", () => {
     }
     // A turn's end whose final message carries a secret, refused once: the continue state is written.
     const final = `I'll set DB_PASSWORD=${cases[0]!.secret} next. Next, I'll run the tests.`;
-    const stop = JSON.stringify({
-      session_id: "t1",
-      hook_event_name: "Stop",
-      stop_hook_active: false,
-      cwd: box.project,
-      transcript_path: "",
-      last_assistant_message: final,
-    });
-    verdict(["hook", "claude"], { stdin: stop });
+    verdict(["hook", "claude"], { stdin: stopPayload(box.project, { last_assistant_message: final }) });
     const written = filesUnder(box.root).filter((path) => !path.startsWith(box.project));
     expect(written.some((path) => path.endsWith("decisions.jsonl"))).toBe(true);
     expect(written.some((path) => path.endsWith("approvals.jsonl"))).toBe(true);
@@ -153,15 +149,12 @@ describe("verdict's files cannot be turned against the user", () => {
     writeFileSync(join(box.project, ".verdict", "policy.yaml"), "judge:\n  thresholds:\n    ask_at_consequential: 0.5\n");
     expect(verdict(["policy", "trust"]).code).toBe(0);
     verdict(["hook", "codex"], { stdin: commandPayload("git push --force origin main", box.project) });
-    const stop = JSON.stringify({
-      session_id: "t1",
-      hook_event_name: "Stop",
-      stop_hook_active: false,
-      cwd: box.project,
-      transcript_path: "",
-      last_assistant_message: "I've added the flag. Next, I'll update the tests to cover it.",
+    verdict(["hook", "claude"], {
+      stdin: stopPayload(box.project, {
+        last_assistant_message: "I've added the flag. Next, I'll update the tests to cover it.",
+        prompt: "Add a --json flag and update its tests.",
+      }),
     });
-    verdict(["hook", "claude"], { stdin: JSON.stringify({ ...JSON.parse(stop), prompt: "Add a --json flag and update its tests." }) });
     const files = [...filesUnder(box.env.XDG_STATE_HOME!), ...filesUnder(box.env.XDG_CONFIG_HOME!)];
     expect(files.some((f) => f.endsWith("trusted.json"))).toBe(true);
     expect(files.some((f) => f.endsWith("approvals.jsonl"))).toBe(true);
@@ -274,14 +267,7 @@ describe("every hook answers in time", () => {
     box = sandbox();
     const fifo = join(box.root, "transcript.fifo");
     Bun.spawnSync(["mkfifo", fifo]);
-    const stop = JSON.stringify({
-      session_id: "t1",
-      hook_event_name: "Stop",
-      stop_hook_active: false,
-      cwd: box.project,
-      transcript_path: fifo,
-    });
-    const ran = verdict(["hook", "claude"], { stdin: stop });
+    const ran = verdict(["hook", "claude"], { stdin: stopPayload(box.project, { transcript_path: fifo }) });
     expect(ran.code).toBe(0);
     expect(ran.ms).toBeLessThan(3000);
   });

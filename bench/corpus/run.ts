@@ -15,7 +15,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { answerCommandByRules } from "../../src/answerers/rules.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/schema.ts";
-import { count, emptyTally, pct, type Tally } from "../support/tally.ts";
 
 export type Row = { command: string; expect: "block" | "allow"; source: string; note: string; file: string };
 export type Slice = "hard" | "approval" | "conditional";
@@ -75,6 +74,44 @@ export function judge(row: Row, policy: Policy): { verdict: Outcome; rule?: stri
   return { verdict: answer.verdict, rule: answer.rule?.id, why: answer.line };
 }
 
+type Tally = {
+  block: number;
+  blockAllowed: number;
+  blockFlagged: number;
+  blockPassed: number;
+  allow: number;
+  allowFlagged: number;
+  allowAllowed: number;
+  allowPassed: number;
+};
+const empty = (): Tally => ({
+  block: 0,
+  blockAllowed: 0,
+  blockFlagged: 0,
+  blockPassed: 0,
+  allow: 0,
+  allowFlagged: 0,
+  allowAllowed: 0,
+  allowPassed: 0,
+});
+
+function add(t: Tally, row: Row, verdict: Outcome) {
+  const flagged = verdict === "ask" || verdict === "deny";
+  if (row.expect === "block") {
+    t.block++;
+    if (verdict === "allow") t.blockAllowed++;
+    else if (flagged) t.blockFlagged++;
+    else t.blockPassed++;
+  } else {
+    t.allow++;
+    if (flagged) t.allowFlagged++;
+    else if (verdict === "allow") t.allowAllowed++;
+    else t.allowPassed++;
+  }
+}
+
+const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
+
 function table(title: string, tallies: Map<string, Tally>): string {
   const lines = [
     `### ${title}`,
@@ -84,7 +121,7 @@ function table(title: string, tallies: Map<string, Tally>): string {
   ];
   for (const [name, t] of tallies) {
     lines.push(
-      `| ${name} | ${t.consequential} | ${t.consequentialAllowed} (${pct(t.consequentialAllowed, t.consequential)}) | ${t.consequentialFlagged} (${pct(t.consequentialFlagged, t.consequential)}) | ${t.consequentialPassed} | ${t.ordinary} | ${t.ordinaryFlagged} (${pct(t.ordinaryFlagged, t.ordinary)}) | ${t.ordinaryAllowed} (${pct(t.ordinaryAllowed, t.ordinary)}) | ${t.ordinaryPassed} |`,
+      `| ${name} | ${t.block} | ${t.blockAllowed} (${pct(t.blockAllowed, t.block)}) | ${t.blockFlagged} (${pct(t.blockFlagged, t.block)}) | ${t.blockPassed} | ${t.allow} | ${t.allowFlagged} (${pct(t.allowFlagged, t.allow)}) | ${t.allowAllowed} (${pct(t.allowAllowed, t.allow)}) | ${t.allowPassed} |`,
     );
   }
   return lines.join("\n");
@@ -112,9 +149,9 @@ if (import.meta.main) {
     const tallies = bySlice.get(slice) ?? new Map<string, Tally>();
     bySlice.set(slice, tallies);
     for (const key of [source, "all"]) {
-      const t = tallies.get(key) ?? emptyTally();
+      const t = tallies.get(key) ?? empty();
       tallies.set(key, t);
-      count(t, row.expect === "block", result.verdict);
+      add(t, row, result.verdict);
     }
     if (list && (!onlySlice || onlySlice === slice) && (!onlySource || onlySource === source)) {
       const flagged = result.verdict === "ask" || result.verdict === "deny";

@@ -19,7 +19,6 @@ import { join } from "node:path";
 import { answerCommandByRules } from "../../src/answerers/rules.ts";
 import type { Verdict } from "../../src/core/answers.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
-import { count, emptyTally, pct, type Tally } from "../support/tally.ts";
 
 export type Row = { cls: string; expect: "c" | "o"; command: string; reason: string; at: number };
 
@@ -96,6 +95,35 @@ export function buildFixture(): { root: string; home: string; project: string } 
   return { root, home, project };
 }
 
+export type Tally = {
+  c: number;
+  cAllowed: number;
+  cFlagged: number;
+  cPassed: number;
+  o: number;
+  oFlagged: number;
+  oAllowed: number;
+  oPassed: number;
+};
+const empty = (): Tally => ({ c: 0, cAllowed: 0, cFlagged: 0, cPassed: 0, o: 0, oFlagged: 0, oAllowed: 0, oPassed: 0 });
+
+function add(t: Tally, row: Row, verdict: Verdict): void {
+  const flagged = verdict === "ask" || verdict === "deny";
+  if (row.expect === "c") {
+    t.c++;
+    if (verdict === "allow") t.cAllowed++;
+    else if (flagged) t.cFlagged++;
+    else t.cPassed++;
+  } else {
+    t.o++;
+    if (flagged) t.oFlagged++;
+    else if (verdict === "allow") t.oAllowed++;
+    else t.oPassed++;
+  }
+}
+
+const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
+
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const option = (name: string) => {
@@ -126,9 +154,9 @@ if (import.meta.main) {
       const verdict: Verdict = answer.parsed ? answer.verdict : "ask";
       const why = answer.parsed ? answer.line : `cannot parse: ${answer.error}`;
       for (const key of [row.cls, "all"]) {
-        const t = tallies.get(key) ?? emptyTally();
+        const t = tallies.get(key) ?? empty();
         tallies.set(key, t);
-        count(t, row.expect === "c", verdict);
+        add(t, row, verdict);
       }
       const miss = row.expect === "c" ? verdict === "allow" || verdict === "pass" : verdict === "ask" || verdict === "deny";
       if (list === "all" || (list === "miss" && miss)) {
@@ -158,7 +186,7 @@ if (import.meta.main) {
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const [name, t] of tallies) {
     console.log(
-      `| ${name} | ${t.consequential} | ${t.consequentialAllowed} (${pct(t.consequentialAllowed, t.consequential)}) | ${t.consequentialFlagged} (${pct(t.consequentialFlagged, t.consequential)}) | ${t.consequentialPassed} | ${t.ordinary} | ${t.ordinaryFlagged} (${pct(t.ordinaryFlagged, t.ordinary)}) | ${t.ordinaryAllowed} | ${t.ordinaryPassed} |`,
+      `| ${name} | ${t.c} | ${t.cAllowed} (${pct(t.cAllowed, t.c)}) | ${t.cFlagged} (${pct(t.cFlagged, t.c)}) | ${t.cPassed} | ${t.o} | ${t.oFlagged} (${pct(t.oFlagged, t.o)}) | ${t.oAllowed} | ${t.oPassed} |`,
     );
   }
 }

@@ -13,7 +13,7 @@
  * package, fetched once through npm into .cache/bun-runtimes.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { policyDigest } from "./src/policy/digest.ts";
 import { generateArtifacts } from "./src/policy/generate.ts";
@@ -32,6 +32,27 @@ function commit(): string {
   if (result.status !== 0) return "unknown";
   const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).stdout.trim();
   return result.stdout.trim() + (dirty ? "-dirty" : "");
+}
+
+/**
+ * A digest of what is compiled (every file under src/ and policy/, the runtime's version and the build's
+ * flags): a resident judge serves only hooks of the very same build (src/resident/address.ts), which a
+ * version and a commit do not tell apart while the tree has changes. The same sources give the same digest.
+ */
+function buildDigest(): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`${Bun.version}\0${START_FLAGS.join(" ")}\0`);
+  for (const top of ["src", "policy"]) {
+    const files = (readdirSync(join(root, top), { recursive: true }) as string[])
+      .filter((name) => statSync(join(root, top, name)).isFile())
+      .sort();
+    for (const name of files)
+      hasher
+        .update(`${top}/${name}\0`)
+        .update(readFileSync(join(root, top, name)))
+        .update("\0");
+  }
+  return hasher.digest("hex").slice(0, 16);
 }
 
 /** The runtime executable of a foreign target, unpacked from its npm package (offline once cached). */
@@ -69,6 +90,7 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
     ...START_FLAGS,
     `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
     `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
+    `--define=VERDICT_BUILD=${JSON.stringify(buildDigest())}`,
     `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,
     "--outfile",
     outfile,

@@ -40,11 +40,12 @@ const option = (name: string): string | undefined => {
 const runs = Number(option("--runs") ?? 40);
 const warmup = Number(option("--warmup") ?? 5);
 const base = option("--dir") ?? (existsSync("/var/tmp") ? "/var/tmp" : tmpdir());
-const scratch = mkdtempSync(join(base, "verdict-bench-hook-"));
+// Short names: a resident judge's socket path must fit in about 100 bytes (src/resident/address.ts).
+const scratch = mkdtempSync(join(base, "vbh-"));
 
 // --- the places and the environments -----------------------------------------------------------------
 const home = (name: string) => {
-  const dir = join(scratch, `home-${name}`);
+  const dir = join(scratch, `h-${name}`);
   mkdirSync(join(dir, ".config", "verdict"), { recursive: true });
   return dir;
 };
@@ -99,7 +100,7 @@ const payload = (cwd: string, command: string) =>
     tool_use_id: "toolu_bench_1",
   });
 
-type Case = { name: string; argv: string[]; cwd: string; env: Record<string, string>; stdin?: string; hook?: boolean };
+type Case = { name: string; argv: string[]; cwd: string; env: Record<string, string>; stdin?: string; hook?: boolean; resident?: boolean };
 
 const plainHome = home("plain");
 const plainRepo = repo("plain");
@@ -158,6 +159,15 @@ const cases: Case[] = [
     hook: true,
   },
 ];
+// Each hook case twice: answered by a resident judge (the default: the judge a hook starts for the hooks
+// after it, src/cli/resident.ts), and in the hook's own process (VERDICT_RESIDENT=off, as every hook was
+// before the resident judge, and as a hook is when no judge runs yet or the work is not bounded).
+for (const item of cases.filter((c) => c.hook)) {
+  const own = { ...item, name: `${item.name}, own process`, env: { ...item.env, VERDICT_RESIDENT: "off" } };
+  item.name = `${item.name}, resident judge`;
+  item.resident = true;
+  cases.splice(cases.indexOf(item) + 1, 0, own);
+}
 // Another build of verdict (--baseline PATH, e.g. main's), timed in the same rounds: before and after a change.
 const baseline = option("--baseline");
 if (baseline) {
@@ -166,7 +176,7 @@ if (baseline) {
       name: "baseline: hook claude, no layers",
       argv: [resolve(baseline), "hook", "claude"],
       cwd: plainRepo,
-      env: envOf(plainHome),
+      env: envOf(plainHome, { VERDICT_RESIDENT: "off" }),
       stdin: gitStatus(plainRepo),
       hook: true,
     },
@@ -174,7 +184,7 @@ if (baseline) {
       name: "baseline: hook claude, 50-rule user layer (cached)",
       argv: [resolve(baseline), "hook", "claude"],
       cwd: plainRepo,
-      env: envOf(userHome),
+      env: envOf(userHome, { VERDICT_RESIDENT: "off" }),
       stdin: gitStatus(plainRepo),
       hook: true,
     },
@@ -235,6 +245,14 @@ for (const item of cases.filter((c) => c.hook)) {
   const out = await new Response(child.stdout).text();
   await child.exited;
   if (!out.includes("permissionDecision") && !out.trim().startsWith("{")) throw new Error(`${item.name} gave no decision: ${out}`);
+}
+// The resident judges: a hook starts one for the hooks after it (the second hook like it, not the first).
+const judgeStatus = (item: Case) => Bun.spawnSync([binary, "resident"], { cwd: item.cwd, env: item.env, stdout: "pipe" }).stdout.toString();
+for (const item of cases.filter((c) => c.resident)) {
+  for (let i = 0; i < 2; i++)
+    Bun.spawnSync(item.argv, { cwd: item.cwd, env: item.env, stdin: Buffer.from(item.stdin ?? ""), stdout: "ignore", stderr: "ignore" });
+  for (let i = 0; i < 200 && !judgeStatus(item).includes("(this environment's)"); i++) await Bun.sleep(10);
+  if (!judgeStatus(item).includes("(this environment's)")) throw new Error(`${item.name}: no resident judge started`);
 }
 jev.stop();
 
@@ -335,7 +353,7 @@ function fsCalls(item: Case): Map<string, number> | undefined {
 const hasStrace = Bun.which("strace") !== null;
 const floorCalls = hasStrace ? fsCalls(cases[0]!) : undefined;
 console.log(
-  `\nOne run of each hook case: file-system calls beyond the print-a-line program's${hasStrace ? "" : " (strace not installed: not counted)"}, and the layer cache's state after it.\n`,
+  `\nOne run of each hook case: file-system calls beyond the print-a-line program's${hasStrace ? "" : " (strace not installed: not counted)"} (a resident judge's are its own, not counted here), and the layer cache's state after it.\n`,
 );
 console.log("| case | stat-like calls | opens | other | layer cache entries |");
 console.log("|---|---:|---:|---:|---:|");
@@ -352,4 +370,19 @@ for (const item of cases.filter((c) => c.hook)) {
     `| ${item.name} | ${Number.isNaN(statLike) ? "-" : statLike} | ${Number.isNaN(opens) ? "-" : opens} | ${Number.isNaN(other) ? "-" : other} | ${entries} |`,
   );
 }
+// What the judges answered (each timed run of a resident case should be one) and their peak memory: a
+// judge is a process that stays, so its memory counts beside the hook's.
+console.log("");
+for (const item of cases.filter((c) => c.resident)) {
+  const line = judgeStatus(item)
+    .split("\n")
+    .find((l) => l.includes("(this environment's)"));
+  const pid = /pid (\d+)/.exec(line ?? "")?.[1];
+  const hwm = pid ? /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] : undefined;
+  console.log(
+    `${item.name}: ${/(\d+) answered, (\d+) handed back/.exec(line ?? "")?.[0] ?? "no judge"}, judge's peak RSS ${hwm ? (Number(hwm) / 1024).toFixed(0) : "?"} MB`,
+  );
+  Bun.spawnSync([binary, "resident", "stop"], { cwd: item.cwd, env: item.env, stdout: "ignore" });
+}
+
 console.log(`\nScratch folder: ${scratch}`);

@@ -332,6 +332,26 @@ function privateFilesCheck(): Check {
   };
 }
 
+/**
+ * Whether hooks can hand their payloads to a resident judge (src/cli/resident.ts), and how many run. Read
+ * only: the folder is listed, nothing is started or connected to.
+ */
+function residentCheck(): Check {
+  const { processFacts, residentAddress, residentDir } = require("../resident/address.ts") as typeof import("../resident/address.ts");
+  const { existsSync, readdirSync } = require("node:fs") as typeof import("node:fs");
+  const address = residentAddress({ ...processFacts(), env: { ...process.env, VERDICT_SELF_TEST: undefined } });
+  if ("off" in address) return { ok: true, what: `hooks judge in their own process, with no resident judge: ${address.off}` };
+  let sockets = 0;
+  try {
+    const dir = residentDir(process.env);
+    sockets = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".sock")).length : 0;
+  } catch {}
+  return {
+    ok: true,
+    what: `hooks hand their payloads to a resident judge, started by the hooks themselves (${sockets} socket${sockets === 1 ? "" : "s"} in ${address.dir}; verdict resident lists them, VERDICT_RESIDENT=off switches them off)`,
+  };
+}
+
 /** Whether the model the policy configures answers one real question set within judge.answer_within. */
 async function modelCheck(
   loaded: import("../policy/index.ts").LoadedPolicy,
@@ -390,6 +410,7 @@ async function policyChecks(cwd: string, file: string | undefined): Promise<{ ch
   }
   const { loaded } = result;
   checks.push(privateFilesCheck());
+  checks.push(residentCheck());
   checks.push({
     ok: true,
     what: `the policy loads (${loaded.layers

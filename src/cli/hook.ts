@@ -18,6 +18,7 @@ import { loadPolicyCached } from "../policy/layer-cache.ts";
 import { USAGE_EXIT, usageError } from "./common.ts";
 import { fullJit } from "./jit.ts";
 import { readPayload } from "./stdin.ts";
+import type { ResidentResult } from "../resident/client.ts";
 import { startWatchdog, type Watchdog } from "./watchdog.ts";
 
 const HELP = `Usage: verdict hook <${HOST_NAMES.join("|")}>
@@ -36,118 +37,112 @@ const SNIFF_BYTES = 256 * 1024;
 /** Margin kept below the host's timeout for writing the answer and exiting. */
 const EXIT_MARGIN_MS = 250;
 
-export async function main(argv: string[]): Promise<number> {
-  const startedAt = performance.now();
-  // `hook <host>`, as install writes it, skips the option parser, whose module costs every hook about
-  // 0.4 M instructions; anything else (--help, a typo) goes through it.
-  let host = argv.length === 1 ? argv[0] : undefined;
-  if (!isHostName(host)) {
-    const { parseOptions } = require("./args.ts") as typeof import("./args.ts");
-    const parsed = parseOptions(argv, { help: { type: "boolean", short: "h" } });
-    if ("error" in parsed) return usageError(parsed.error, HELP);
-    if (parsed.values.help) {
-      console.log(HELP);
-      return 0;
-    }
-    host = parsed.positionals[0];
-    if (!isHostName(host) || parsed.positionals.length > 1)
-      return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
-  }
+/**
+ * What one hook needs from where it runs. In its own process (main below): standard input, a timer and
+ * the watchdog thread for the deadline, writes to standard output and error. In a resident judge
+ * (resident.ts): the payload from the hook's socket, deadline frames the hook keeps itself, the answer
+ * sent back; and no work that is not bounded (`unbounded` hands the hook back to its own process).
+ */
+export type SessionIO = {
+  /** the hook's working directory (the hosts run hooks in the project's) */
+  here: string;
+  /** when the hook started (performance.now() of this process's clock) */
+  startedAt: number;
+  readPayload(onChunk: (text: string) => void, limits: { maxBytes: number }): Promise<string>;
+  /** Work not bounded by the payload's size is about to start (see ensureWatchdog). */
+  unbounded(): void;
+  /**
+   * The deadline, `at` ms after startedAt, and what to answer then (`fallback`, worked out only when
+   * asked for: it is re-armed at every step and rarely needed); `fire` answers it.
+   */
+  deadline(at: number, fallback: () => HookOutcome, note: string, fire: () => void): void;
+  /** Whether this side may answer (the watchdog may have answered already). */
+  claim(): boolean;
+  /** The answer: the host's reply and verdict's notes for standard error. */
+  say(stdout: string | undefined, notes: string[]): void;
+};
 
+/** When a hook must have answered, in ms after it started, under these hosts settings. */
+export function deadlineAt(hosts: HostsSettings): number {
+  let within = 8000;
+  let timeout = 30000;
+  try {
+    within = durationMs(hosts.respond_within);
+    timeout = durationMs(hosts.hook_timeout);
+  } catch {}
+  return Math.max(0, Math.min(within, timeout - 1000) - EXIT_MARGIN_MS);
+}
+
+/**
+ * One hook, from its payload to its answer, whatever `io` is. Answers exactly once: with the judgment,
+ * with the policy's hosts.on_error (or pass for a turn's end) when anything fails, or, through
+ * io.deadline, when time runs out.
+ */
+export async function hookSession(host: HostName, io: SessionIO): Promise<void> {
   let answered = false;
   let kind: EventKind = "unknown";
   let settings: HostsSettings = DEFAULT_HOSTS;
   let used: LoadedPolicy | undefined;
-  // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
-  // Started only where the work is not bounded by the payload's size: a fresh load of a policy layer
-  // (parsing, validating, proving it), a cached layer whose patterns are not all proven linear
-  // (policy/bounded.ts), a large payload, a turn's end (a transcript). The embedded default, and a
-  // cached layer of linear patterns, on an ordinary payload answer in well under a second (bench/fuzz),
-  // and a thread costs every hook some milliseconds and megabytes.
-  let watchdog: Watchdog | undefined;
-  const ensureWatchdog = (): void => {
-    if (watchdog) return;
-    fullJit();
-    watchdog = startWatchdog();
-    armWatchdog();
+  // A hand-back thrown where runHook turns errors into answers (the policy's load) is rethrown after it.
+  let deferred: Deferred | undefined;
+  const unbounded = (): void => {
+    try {
+      io.unbounded();
+    } catch (error) {
+      if (error instanceof Deferred) deferred = error;
+      throw error;
+    }
   };
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
-    clearTimeout(timer);
-    if (watchdog && !watchdog.claim()) return;
-    try {
-      if (outcome.reply.stdout) writeSync(1, outcome.reply.stdout + "\n");
-    } catch {
-      // the host closed the pipe; nothing more can be said
-    }
+    if (!io.claim()) return;
+    const notes: string[] = [];
     const note = outcome.error
       ? `verdict hook ${host}: ${outcome.error}`
       : process.env.VERDICT_DEBUG
         ? `verdict hook ${host}: ${outcome.decision}: ${outcome.line}`
         : "";
-    if (note) {
-      try {
-        writeSync(2, note + "\n");
-      } catch {}
-    }
-    if (outcome.error) logFallback(host, outcome, startedAt);
+    if (note) notes.push(note);
     // What an untrusted repository policy lost, once per its content (not at every command).
     if (used?.warnings.length) {
       try {
         const { unseenWarnings } = require("./warnings.ts") as typeof import("./warnings.ts");
-        for (const warning of unseenWarnings(used)) writeSync(2, `verdict: warning: ${warning}\n`);
+        for (const warning of unseenWarnings(used)) notes.push(`verdict: warning: ${warning}`);
       } catch {}
     }
+    io.say(outcome.reply.stdout, notes);
+    if (outcome.error) logFallback(host, outcome, io.startedAt);
   };
-  const deadlineMs = (hosts: HostsSettings): number => {
-    let within = 8000;
-    let timeout = 30000;
-    try {
-      within = durationMs(hosts.respond_within);
-      timeout = durationMs(hosts.hook_timeout);
-    } catch {}
-    return Math.max(0, Math.min(within, timeout - 1000) - EXIT_MARGIN_MS - (performance.now() - startedAt));
-  };
-  const onDeadline = (): void => {
-    answer(fallbackReply(host, kind, `no answer within hosts.respond_within (${settings.respond_within})`, settings));
-    process.exit(0);
-  };
-  const armWatchdog = (): void => {
-    if (!watchdog) return;
+  const armDeadline = (): void => {
     const why = `no answer within hosts.respond_within (${settings.respond_within})`;
-    // A little before the main thread's own timer: starting a process on a busy machine costs too.
-    watchdog.arm(
-      Math.max(0, deadlineMs(settings) - 150),
-      fallbackReply(host, kind, why, settings).reply.stdout ?? "",
-      `verdict hook ${host}: ${why}`,
-    );
+    const [k, s] = [kind, settings];
+    let fallback: HookOutcome | undefined;
+    const reply = () => (fallback ??= fallbackReply(host, k, why, s));
+    io.deadline(deadlineAt(settings), reply, `verdict hook ${host}: ${why}`, () => answer(reply()));
   };
-  let timer = setTimeout(onDeadline, deadlineMs(settings));
-  armWatchdog();
+  armDeadline();
   const rearm = (hosts: HostsSettings): void => {
     settings = hosts;
-    clearTimeout(timer);
-    timer = setTimeout(onDeadline, deadlineMs(hosts));
-    armWatchdog();
+    armDeadline();
   };
 
   try {
     // The embedded default as built, or the layers as last loaded (the layer cache), when it can.
-    // The hosts run hooks in the project's directory: load its policy while the payload arrives, so the
-    // deadline is the policy's even when the payload is slow or never ends.
-    const here = process.cwd();
-    const early = loadPolicyCached({ cwd: here }, ensureWatchdog);
+    // Loaded while the payload arrives, so the deadline is the policy's even when the payload is slow
+    // or never ends.
+    const here = io.here;
+    const early = loadPolicyCached({ cwd: here }, unbounded);
     if (early.ok) rearm(early.loaded.policy.hosts);
     let received = "";
-    const raw = await readPayload(
+    const raw = await io.readPayload(
       (chunk) => {
         if (received.length < SNIFF_BYTES) received += chunk;
-        else ensureWatchdog();
+        else unbounded();
         // Sniffed on the payload's head only: scanning all of it at every chunk is quadratic.
         if (kind === "unknown" && received.length < SNIFF_BYTES) {
           kind = sniffKind(received);
-          if (kind !== "unknown") armWatchdog();
+          if (kind !== "unknown") armDeadline();
         }
       },
       { maxBytes: MAX_PAYLOAD_BYTES },
@@ -158,7 +153,7 @@ export async function main(argv: string[]): Promise<number> {
           used = early.loaded;
           return early;
         }
-        const result = loadPolicyCached({ cwd }, ensureWatchdog);
+        const result = loadPolicyCached({ cwd }, unbounded);
         if (result.ok) used = result.loaded;
         return result;
       },
@@ -174,20 +169,123 @@ export async function main(argv: string[]): Promise<number> {
       hostAsk: (call, judgment, loaded) => {
         const { hostAsk } = require("../approvals/index.ts") as typeof import("../approvals/index.ts");
         // Waiting for the journal's lock may use what is left of the hook's budget, not more.
-        return hostAsk(call, judgment, { policy: loaded.policy, lockWaitMs: Math.max(50, deadlineMs(settings) - 250) });
+        const left = deadlineAt(settings) - (performance.now() - io.startedAt);
+        return hostAsk(call, judgment, { policy: loaded.policy, lockWaitMs: Math.max(50, left - 250) });
       },
-      startedAt,
+      startedAt: io.startedAt,
       stateDir: stateDir(),
       onKind: (k) => {
         kind = k;
-        if (k === "turn-end") ensureWatchdog();
-        armWatchdog();
+        if (k === "turn-end") unbounded();
+        armDeadline();
       },
       onSettings: rearm,
     });
+    if (deferred) throw deferred;
     answer(outcome);
   } catch (error) {
+    if (error instanceof Deferred) throw error;
     answer(fallbackReply(host as HostName, kind, `verdict failed: ${(error as Error)?.message ?? String(error)}`, settings));
+  }
+}
+
+/** Thrown through a session by a resident judge's io.unbounded: the hook judges in its own process. */
+export class Deferred extends Error {
+  constructor(why: string) {
+    super(why);
+    this.name = "Deferred";
+  }
+}
+
+/** `hook <host>` as install writes it, or the host named after options (--help, a typo). */
+function hostFrom(argv: string[]): HostName | number {
+  // `hook <host>` skips the option parser, whose module costs every hook about 0.4 M instructions.
+  if (argv.length === 1 && isHostName(argv[0])) return argv[0];
+  const { parseOptions } = require("./args.ts") as typeof import("./args.ts");
+  const parsed = parseOptions(argv, { help: { type: "boolean", short: "h" } });
+  if ("error" in parsed) return usageError(parsed.error, HELP);
+  if (parsed.values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const host = parsed.positionals[0];
+  if (!isHostName(host) || parsed.positionals.length > 1)
+    return usageError(`hook needs one host: ${HOST_NAMES.join(", ")}${host ? ` (got ${argv.join(" ")})` : ""}`, HELP);
+  return host;
+}
+
+/**
+ * `verdict hook <host>` in its own process. main.ts first offers the payload to a resident judge
+ * (src/resident/client.ts); `from` is what that left: when the hook started, and standard input as
+ * far as it was read. After answering, a hook that found no judge may start one for the next hook.
+ */
+export async function main(argv: string[], from?: { startedAt: number; resident?: ResidentResult }): Promise<number> {
+  const startedAt = from?.startedAt ?? performance.now();
+  const host = hostFrom(argv);
+  if (typeof host === "number") return host;
+  const handover = from?.resident && !from.resident.answered ? from.resident.handover : undefined;
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The deadline that holds even while the judge is busy (a timer here cannot fire then): watchdog.ts.
+  // Started only where the work is not bounded by the payload's size: a fresh load of a policy layer
+  // (parsing, validating, proving it), a cached layer whose patterns are not all proven linear
+  // (policy/bounded.ts), a large payload, a turn's end (a transcript). The embedded default, and a
+  // cached layer of linear patterns, on an ordinary payload answer in well under a second (bench/fuzz),
+  // and a thread costs every hook some milliseconds and megabytes.
+  let watchdog: Watchdog | undefined;
+  let last: { at: number; stdout: () => string; note: string } | undefined;
+  const armWatchdog = (): void => {
+    // A little before the main thread's own timer: starting a process on a busy machine costs too.
+    if (watchdog && last) watchdog.arm(Math.max(0, last.at - (performance.now() - startedAt) - 150), last.stdout(), last.note);
+  };
+  let answered = false;
+  await hookSession(host, {
+    here: process.cwd(),
+    startedAt,
+    readPayload: (onChunk, limits) => readPayload(onChunk, limits, handover?.chunks()),
+    unbounded: () => {
+      if (watchdog) return;
+      fullJit();
+      watchdog = startWatchdog();
+      armWatchdog();
+    },
+    deadline: (at, fallback, note, fire) => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => {
+          fire();
+          process.exit(0);
+        },
+        Math.max(0, at - (performance.now() - startedAt)),
+      );
+      last = { at, stdout: () => fallback().reply.stdout ?? "", note };
+      armWatchdog();
+    },
+    claim: () => {
+      clearTimeout(timer);
+      return !watchdog || watchdog.claim();
+    },
+    say: (stdout, notes) => {
+      answered = true;
+      try {
+        if (stdout) writeSync(1, stdout + "\n");
+      } catch {
+        // the host closed the pipe; nothing more can be said
+      }
+      for (const note of notes) {
+        try {
+          writeSync(2, note + "\n");
+        } catch {}
+      }
+    },
+  });
+  // The next hook like this one need not start the rule engine afresh (src/cli/resident.ts).
+  const resident = from?.resident;
+  if (resident && !resident.answered && resident.address && !resident.connected) {
+    try {
+      const { startResident } = require("../resident/start.ts") as typeof import("../resident/start.ts");
+      startResident(resident.address);
+    } catch {}
   }
   return answered ? 0 : USAGE_EXIT;
 }

@@ -4,6 +4,7 @@
  */
 import { CliError, USAGE_EXIT, printVersion, render } from "./common.ts";
 import { fullJit } from "./jit.ts";
+import { viaResident } from "../resident/client.ts";
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   approvals: { summary: "list, show, approve, reject, answer or verify approval tasks", load: () => import("./approvals.ts") },
   policy: { summary: "check, show, test or trust policies; print the schema", load: () => import("./policy.ts") },
   log: { summary: "show recent decisions or their statistics", load: () => import("./log.ts") },
+  resident: { summary: "list or stop the resident judges that answer hooks", load: () => import("./resident.ts") },
 };
 
 export function usage(): string {
@@ -57,10 +59,23 @@ async function main(argv: string[]): Promise<number> {
       ),
     );
   }
+  if (name === "hook" && rest.length === 1 && /^[a-z]+$/.test(rest[0]!)) return hook(rest);
   // A hook and a single check are over in milliseconds; every other command may run long (jit.ts).
   if (name !== "hook" && name !== "check") fullJit();
   const module = await command.load();
   return module.main(rest);
+}
+
+/**
+ * `hook <host>`, as install writes it: a resident judge answers if one runs for processes like this
+ * (src/resident/client.ts), loading nothing more; else the hook judges in its own process.
+ */
+async function hook(argv: string[]): Promise<number> {
+  const startedAt = performance.now();
+  const resident = await viaResident(argv[0]!, startedAt);
+  if (resident.answered) return 0;
+  const { main } = await import("./hook.ts");
+  return main(argv, { startedAt, resident });
 }
 
 // No top-level await: it makes the module asynchronous, which costs about 1.5 ms at every start.

@@ -16,9 +16,14 @@ import { closeSync, constants, openSync, readSync } from "node:fs";
 
 type Limits = { maxBytes: number };
 
-export async function readPayload(onChunk: (text: string) => void, limits: Limits): Promise<string> {
+/**
+ * `from`: standard input as another reader has it (a resident judge's client that handed the hook back,
+ * src/resident/client.ts), from its first byte; standard input itself is then not touched.
+ */
+export async function readPayload(onChunk: (text: string) => void, limits: Limits, from?: AsyncIterable<Uint8Array>): Promise<string> {
+  if (from) return readChunks(from, onChunk, limits);
   const fd = reopenNonBlocking();
-  return fd === undefined ? readStream(onChunk, limits) : readNonBlocking(fd, onChunk, limits);
+  return fd === undefined ? readChunks(streamChunks(), onChunk, limits) : readNonBlocking(fd, onChunk, limits);
 }
 
 function reopenNonBlocking(): number | undefined {
@@ -63,17 +68,23 @@ async function readNonBlocking(fd: number, onChunk: (text: string) => void, limi
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function readStream(onChunk: (text: string) => void, limits: Limits): Promise<string> {
-  const chunks: Uint8Array[] = [];
+async function* streamChunks(): AsyncGenerator<Uint8Array> {
   const reader = Bun.stdin.stream().getReader();
-  let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return;
+    yield value;
+  }
+}
+
+async function readChunks(chunks: AsyncIterable<Uint8Array>, onChunk: (text: string) => void, limits: Limits): Promise<string> {
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  for await (const value of chunks) {
     size += value.byteLength;
     if (size > limits.maxBytes) throw tooLarge(limits);
-    chunks.push(value);
+    kept.push(value);
     onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8"));
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(kept).toString("utf8");
 }

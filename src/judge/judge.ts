@@ -9,6 +9,7 @@
  * not.
  */
 import { answerCommandByRules, type RuleHit } from "../answerers/rules.ts";
+import { forgetProbes } from "../answerers/rules/probe.ts";
 import type { TranscriptFacts, TurnRuleHit } from "../answerers/turn-rules.ts";
 import { logDecision, type DecisionRecord, type ModelFacts, type NotUsedKind } from "../log/decisions.ts";
 import type { LoadedPolicy } from "../policy/load.ts";
@@ -288,6 +289,15 @@ function rulesCommandVerdict(
 
 /** Repository roots by working directory, for the judgments of one process (a --stdin batch, policy test). */
 const roots = new Map<string, string | undefined>();
+
+/**
+ * Forget what judgments so far found on disk (repository roots, the git index, where links lead): a
+ * resident judge's next hook looks again, as a hook's own process would.
+ */
+export function forgetDiskFacts(): void {
+  roots.clear();
+  forgetProbes();
+}
 
 /** The project a command runs in: the caller's, else the repository of its own working directory. */
 export function projectRootOf(input: CommandInput, loaded: LoadedPolicy): string | undefined {

@@ -158,8 +158,12 @@ export function loadPolicyCached(options: LoadOptions, unbounded?: () => void): 
   const cached = readEntry(path);
   if (cached) {
     lastOutcome = "hit";
-    if (!cached.bounded) unbounded?.();
-    return { ok: true, loaded: fromPayload(cached, options.cwd) };
+    if (!cached.payload.bounded) unbounded?.();
+    // The same entry as the last hit (a resident judge reads it at every hook): the policy already made
+    // from it, whose compiled rules are warm. Its layers were checked unchanged just now, as at every hit.
+    if (remembered?.identity !== cached.identity)
+      remembered = { identity: cached.identity, loaded: fromPayload(cached.payload, options.cwd) };
+    return { ok: true, loaded: { ...remembered.loaded, cwd: options.cwd } };
   }
   lastOutcome = "miss";
   unbounded?.();
@@ -266,8 +270,19 @@ function isPack(value: unknown): value is PackedRules {
 }
 
 /** The entry's payload when the entry can be used; undefined for a missing, foreign, corrupt or stale one. */
-function readEntry(path: string): Payload | undefined {
+/** The policy made from the entry last read, by the entry file's identity (see loadPolicyCached). */
+let remembered: { identity: string; loaded: LoadedPolicy } | undefined;
+/** The entry last read in full and found sound, by its file's identity. */
+let lastRead: { identity: string; payload: Payload; files: Recorded[] } | undefined;
+
+/**
+ * The entry at `path`, if it is one this user wrote and its layers are as it recorded them; with the
+ * identity of its file (device, inode, size, times: a rewritten entry, always renamed into place, has
+ * another). The entry's content is read and checked again only when that identity changed.
+ */
+function readEntry(path: string): { payload: Payload; identity: string } | undefined {
   let text: string;
+  let identity: string;
   try {
     // Non-blocking: a FIFO put in its place cannot hold the hook up (it is then refused as not a file).
     const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -275,6 +290,8 @@ function readEntry(path: string): Payload | undefined {
       const stat = fstatSync(fd);
       // Only an entry this user wrote and no one else can have changed.
       if (!stat.isFile() || (process.getuid && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) return undefined;
+      identity = `${path}\0${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+      if (lastRead?.identity === identity) return lastRead.files.every(unchanged) ? { payload: lastRead.payload, identity } : undefined;
       text = readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
@@ -309,7 +326,8 @@ function readEntry(path: string): Payload | undefined {
       typeof payload.digest !== "string"
     )
       return undefined;
-    return payload;
+    lastRead = { identity, payload, files: entry.files };
+    return { payload, identity };
   } catch {
     return undefined;
   }

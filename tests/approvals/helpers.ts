@@ -23,6 +23,8 @@ export function sandbox(): Sandbox {
     GIT_CONFIG_GLOBAL: join(root, "gitconfig"),
     GIT_CONFIG_NOSYSTEM: "1",
     USER: "account-user",
+    // A resident judge started by the sandbox's hooks ends soon after the test.
+    VERDICT_RESIDENT_IDLE: "5s",
   };
   spawnSync("git", ["init", "-q", project], { env });
   spawnSync("git", ["config", "user.name", "Dana Tester"], { cwd: project, env });

@@ -21,6 +21,8 @@ export function isolatedEnv(home = tempDir("verdict-home-"), extra: Record<strin
     XDG_CONFIG_HOME: join(home, ".config"),
     XDG_STATE_HOME: join(home, ".local/state"),
     XDG_CACHE_HOME: join(home, ".cache"),
+    // A hook that runs twice in one test starts a resident judge (src/cli/resident.ts): let it end soon after.
+    VERDICT_RESIDENT_IDLE: "5s",
     ...extra,
   };
 }

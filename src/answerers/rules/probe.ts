@@ -1,13 +1,20 @@
 /**
  * The little the engine looks up on disk: whether a redirect's target file
  * exists, and whether git tracks it (read from the repository's index, with
- * no git process started). Results are cached for the process.
+ * no git process started). The index is read once a judgment: forgetProbes() starts the next one afresh
+ * (a resident judge serves many, and the index changes between them).
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import type { Probe } from "./match.ts";
 
 const indexes = new Map<string, { data: Buffer; root: string } | undefined>();
+
+/** Forget what was read from disk: the next judgment reads it again. */
+export function forgetProbes(): void {
+  indexes.clear();
+  reals.clear();
+}
 
 /** The git index of the repository at `root` (a worktree's .git file is followed). */
 function gitIndex(root: string): { data: Buffer; root: string } | undefined {

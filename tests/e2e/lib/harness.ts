@@ -129,7 +129,16 @@ function basePath(): string {
 }
 
 function baseEnv(sb: Sandbox): Record<string, string> {
-  return { PATH: basePath(), HOME: sb.home, TMPDIR: join(sb.root, "tmp"), LANG: "C.UTF-8", TERM: "dumb", USER: "dev" };
+  // VERDICT_RESIDENT_IDLE: the resident judge a host's hooks start ends soon after the test.
+  return {
+    PATH: basePath(),
+    HOME: sb.home,
+    TMPDIR: join(sb.root, "tmp"),
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    USER: "dev",
+    VERDICT_RESIDENT_IDLE: "5s",
+  };
 }
 
 /** Hook settings in Claude Code's / Codex's shape. */

@@ -1,0 +1,224 @@
+/**
+ * A hook's side of the resident judge: hand the payload to the judge that serves processes like this
+ * one, and print its answer. Kept small on purpose: this is all a hook loads when a judge answers (no
+ * policy, no rule engine, no node:fs), which is the point of having one.
+ *
+ * Whatever happens, the hook still answers in time:
+ * - no judge at the address (none started yet, or it ended): the hook judges in its own process;
+ * - the judge says `defer`, or closes the connection, or sends nothing for HELLO_MS: the same, from the
+ *   payload bytes already read (the judge's answer, if it comes later, is ignored);
+ * - the judge has said when the deadline falls: at that time the hook prints the fallback the judge sent
+ *   and ends, exactly as its own deadline timer would have.
+ */
+import { residentAddress, processFacts, type Address } from "./address.ts";
+import { encode, lineReader, payloadFrame, PROTOCOL, type Frame, type Request } from "./protocol.ts";
+
+/** How long a judge may take to say anything at all (it answers its first frame within a millisecond). */
+const HELLO_MS = 300;
+
+/**
+ * What the hook's own process continues from when the judge does not answer: standard input as this
+ * side reads it, from its first byte (what went to the judge included) to its end.
+ */
+export type Handover = { chunks(): AsyncGenerator<Uint8Array> };
+
+export type ResidentResult =
+  | { answered: true }
+  | { answered: false; handover?: Handover; address?: Address; why: string; connected: boolean };
+
+export async function viaResident(host: string, startedAt: number): Promise<ResidentResult> {
+  const address = residentAddress(processFacts());
+  if ("off" in address) return { answered: false, why: address.off, connected: false };
+
+  let current: { end(): void; write(data: string | Uint8Array): number } | undefined;
+  const input = inputChannel();
+  const decoder = new TextDecoder();
+  let settle!: (result: ResidentResult) => void;
+  const settled = new Promise<ResidentResult>((resolve) => {
+    settle = resolve;
+  });
+  let done = false;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  let connected = false;
+  const handBack = (why: string, socket?: { end(): void }): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(hello);
+    clearTimeout(deadline);
+    try {
+      socket?.end();
+    } catch {}
+    settle({ answered: false, handover: input, address, why, connected });
+  };
+  const hello = setTimeout(() => handBack(`the resident judge said nothing within ${HELLO_MS} ms`, current), HELLO_MS);
+
+  // What the judge has not taken yet (a socket's buffer may be full); flushed on drain.
+  const queue: Uint8Array[] = [];
+  const send = (data: Uint8Array): void => {
+    if (!current || done) return;
+    if (queue.length) {
+      queue.push(data);
+      return;
+    }
+    const wrote = current.write(data);
+    if (wrote < data.byteLength) queue.push(data.subarray(Math.max(0, wrote)));
+  };
+  const flush = (): void => {
+    while (current && queue.length) {
+      const head = queue[0]!;
+      const wrote = current.write(head);
+      if (wrote < head.byteLength) {
+        queue[0] = head.subarray(Math.max(0, wrote));
+        return;
+      }
+      queue.shift();
+    }
+  };
+
+  const onFrame = lineReader<Frame>((frame) => {
+    if (done) return;
+    if (frame.t === "deadline") {
+      clearTimeout(hello);
+      clearTimeout(deadline);
+      deadline = setTimeout(
+        () => {
+          done = true;
+          // process.exit does not wait for console's buffer: written directly (the rare path may load node:fs).
+          const { writeSync } = require("node:fs") as typeof import("node:fs");
+          try {
+            if (frame.stdout) writeSync(1, `${frame.stdout}\n`);
+            if (frame.note) writeSync(2, `${frame.note}\n`);
+          } catch {}
+          process.exit(0);
+        },
+        Math.max(0, frame.at - (performance.now() - startedAt)),
+      );
+    } else if (frame.t === "answer") {
+      done = true;
+      clearTimeout(hello);
+      clearTimeout(deadline);
+      print(frame.stdout, frame.stderr);
+      try {
+        current?.end();
+      } catch {}
+      settle({ answered: true });
+    } else if (frame.t === "defer") {
+      handBack(`the resident judge deferred: ${frame.why}`, current);
+    }
+  });
+
+  // Standard input is read while the connection opens (once it is asked for): the payload is usually all
+  // there when it does, and goes in the same write as the header.
+  const connecting = Bun.connect({
+    unix: address.socket,
+    socket: {
+      open(socket) {
+        current = socket;
+        connected = true;
+        const header: Request = { v: PROTOCOL, t: "hook", host, cwd: process.cwd(), elapsed: performance.now() - startedAt };
+        send(concat([encode(`${JSON.stringify(header)}\n`), ...input.sofar().map(payloadFrame)]));
+      },
+      data(_socket, data) {
+        try {
+          onFrame(decoder.decode(data, { stream: true }));
+        } catch {
+          handBack("the resident judge sent something malformed", current);
+        }
+      },
+      drain() {
+        flush();
+      },
+      close() {
+        handBack("the resident judge closed the connection");
+      },
+      error() {
+        handBack("the connection to the resident judge failed");
+      },
+    },
+  });
+  input.start(
+    (chunk) => {
+      if (current && !done) send(payloadFrame(chunk));
+    },
+    () => handBack("standard input could not be read", current),
+  );
+  try {
+    await connecting;
+  } catch {
+    // nobody listens there (no judge started yet, or it ended): the hook judges on its own
+    done = true;
+    clearTimeout(hello);
+    return { answered: false, handover: input, address, why: "no resident judge is running", connected: false };
+  }
+
+  return settled;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+function print(stdout: string, stderr: string): void {
+  // console.log and console.error write synchronously to a pipe or file and load nothing more;
+  // process.stdout would initialise node:stream (milliseconds).
+  if (stdout) console.log(stdout);
+  if (stderr) console.error(stderr.replace(/\n$/, ""));
+}
+
+/**
+ * Standard input, read once: each chunk goes to `forward` (the judge) as it arrives and is kept, so a
+ * hand-back replays it from the start and then waits for the rest. An error reading is the stream's end
+ * with that error, for whoever reads on.
+ */
+function inputChannel(): Handover & { start(forward: (chunk: Uint8Array) => void, fail: () => void): void; sofar(): Uint8Array[] } {
+  const kept: Uint8Array[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  return {
+    // What has arrived so far, with the end's empty frame once it has ended.
+    sofar: () => (ended && !failure ? [...kept, new Uint8Array(0)] : [...kept]),
+    start(forward, fail) {
+      const reader = Bun.stdin.stream().getReader();
+      void (async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            kept.push(value);
+            forward(value);
+            wake?.();
+          }
+        } catch (error) {
+          failure = error;
+        }
+        ended = true;
+        if (failure) fail();
+        else forward(new Uint8Array(0));
+        wake?.();
+      })();
+    },
+    async *chunks() {
+      for (let next = 0; ; ) {
+        if (next < kept.length) {
+          yield kept[next++]!;
+          continue;
+        }
+        if (ended) {
+          if (failure) throw failure;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    },
+  };
+}

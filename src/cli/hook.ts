@@ -281,7 +281,7 @@ export async function main(argv: string[], from?: { startedAt: number; resident?
   });
   // The next hook like this one need not start the rule engine afresh (src/cli/resident.ts).
   const resident = from?.resident;
-  if (resident && !resident.answered && resident.address && !resident.connected) {
+  if (resident && !resident.answered && resident.address && resident.none) {
     try {
       const { startResident } = require("../resident/start.ts") as typeof import("../resident/start.ts");
       startResident(resident.address);

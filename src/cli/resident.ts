@@ -71,11 +71,15 @@ async function status(stop: boolean): Promise<number> {
   const lines: string[] = [];
   for (const path of sockets) {
     const frame = await ask(path, stop ? "stop" : "status");
-    if (!frame) {
+    if (frame === "none") {
       // Nobody listens: a judge that was killed. Its socket is only litter.
       try {
         unlinkSync(path);
       } catch {}
+      continue;
+    }
+    if (frame === "silent") {
+      lines.push(`not answering: ${path} (busy, or stopped by a signal)`);
       continue;
     }
     const here = "socket" in mine && mine.socket === path ? " (this environment's)" : "";
@@ -89,13 +93,17 @@ async function status(stop: boolean): Promise<number> {
   return 0;
 }
 
-/** One status or stop request to the socket at `path`; undefined when nobody answers within a second. */
-async function ask(path: string, what: "status" | "stop"): Promise<Extract<Frame, { t: "status" }> | undefined> {
+/**
+ * One status or stop request to the socket at `path`: the judge's status; `none` when nobody listens
+ * there (its judge was killed: the socket is litter); `silent` when a judge is there but did not answer
+ * within a second (busy; left alone).
+ */
+async function ask(path: string, what: "status" | "stop"): Promise<Extract<Frame, { t: "status" }> | "none" | "silent"> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 1000);
-    const done = (frame: Extract<Frame, { t: "status" }> | undefined) => {
+    const timer = setTimeout(() => resolve("silent"), 1000);
+    const done = (result: Extract<Frame, { t: "status" }> | "none" | "silent") => {
       clearTimeout(timer);
-      resolve(frame);
+      resolve(result);
     };
     const onLine = lineReader<Frame>((frame) => {
       if (frame.t === "status") done(frame);
@@ -110,13 +118,13 @@ async function ask(path: string, what: "status" | "stop"): Promise<Extract<Frame
           try {
             onLine(data.toString());
           } catch {
-            done(undefined);
+            done("silent");
           }
         },
-        close: () => done(undefined),
-        error: () => done(undefined),
+        close: () => done("silent"),
+        error: () => done("silent"),
       },
-    }).catch(() => done(undefined));
+    }).catch(() => done("none"));
   });
 }
 
@@ -131,8 +139,8 @@ async function serve(): Promise<number> {
   } catch (error) {
     throw new CliError(`no resident judge: ${(error as Error).message}`, { exit: 1 });
   }
-  // Another judge listening already (two hooks started one at once): leave it be.
-  if (await ask(address.socket, "status")) return 0;
+  // Another judge there already (two hooks started one at once): leave it be.
+  if ((await ask(address.socket, "status")) !== "none") return 0;
   try {
     unlinkSync(address.socket);
   } catch {}
@@ -301,6 +309,15 @@ async function serve(): Promise<number> {
     }
     forgetDiskFacts();
     const startedAt = performance.now() - Math.max(0, request.elapsed);
+    // What a judgment says on standard error (a decision log it cannot write) goes to the hook's, in
+    // the answer: this process's own leads nowhere.
+    const said: string[] = [];
+    const stderr = process.stderr;
+    const write = stderr.write;
+    stderr.write = ((chunk: string | Uint8Array) => {
+      said.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
+      return true;
+    }) as typeof stderr.write;
     try {
       await hookSession(request.host as Parameters<typeof hookSession>[0], {
         here: request.cwd,
@@ -317,7 +334,7 @@ async function serve(): Promise<number> {
         say: (stdout, notes) => {
           clearTimeout(flushing);
           flushing = undefined;
-          send({ t: "answer", stdout: stdout ?? "", stderr: notes.join("\n") });
+          send({ t: "answer", stdout: stdout ?? "", stderr: [...said.map((text) => text.replace(/\n$/, "")), ...notes].join("\n") });
         },
       });
     } catch (error) {
@@ -325,6 +342,7 @@ async function serve(): Promise<number> {
       deferred++;
       send({ t: "defer", why: error instanceof Deferred ? error.message : `the judge failed: ${(error as Error)?.message}` });
     } finally {
+      stderr.write = write;
       conn.end();
       try {
         process.chdir(home);

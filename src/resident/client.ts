@@ -24,11 +24,12 @@ export type Handover = { chunks(): AsyncGenerator<Uint8Array> };
 
 export type ResidentResult =
   | { answered: true }
-  | { answered: false; handover?: Handover; address?: Address; why: string; connected: boolean };
+  /** `none`: no judge listens at the address, so the hook may start one once it has answered. */
+  | { answered: false; handover?: Handover; address?: Address; why: string; none: boolean };
 
 export async function viaResident(host: string, startedAt: number): Promise<ResidentResult> {
   const address = residentAddress(processFacts());
-  if ("off" in address) return { answered: false, why: address.off, connected: false };
+  if ("off" in address) return { answered: false, why: address.off, none: false };
 
   let current: { end(): void; write(data: string | Uint8Array): number } | undefined;
   const input = inputChannel();
@@ -39,7 +40,6 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
   });
   let done = false;
   let deadline: ReturnType<typeof setTimeout> | undefined;
-  let connected = false;
   const handBack = (why: string, socket?: { end(): void }): void => {
     if (done) return;
     done = true;
@@ -48,7 +48,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
     try {
       socket?.end();
     } catch {}
-    settle({ answered: false, handover: input, address, why, connected });
+    settle({ answered: false, handover: input, address, why, none: false });
   };
   const hello = setTimeout(() => handBack(`the resident judge said nothing within ${HELLO_MS} ms`, current), HELLO_MS);
 
@@ -114,9 +114,9 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
     socket: {
       open(socket) {
         current = socket;
-        connected = true;
-        const header: Request = { v: PROTOCOL, t: "hook", host, cwd: process.cwd(), elapsed: performance.now() - startedAt };
-        send(concat([encode(`${JSON.stringify(header)}\n`), ...input.sofar().map(payloadFrame)]));
+        // Handed back already (the folder check): an open connection would keep this process alive.
+        if (done) socket.end();
+        else begin();
       },
       data(_socket, data) {
         try {
@@ -136,9 +136,32 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
       },
     },
   });
+  // Nothing is sent until the folder is known to be the user's alone (0700, this user's): anyone who could
+  // put a socket there could answer the hook, and would read the payload. The same rule as for every
+  // folder of verdict's (files/private.ts); checked while the connection opens, so it costs no wait.
+  let cleared = false;
+  let headerSent = false;
+  const uid = process.getuid?.();
+  Bun.file(address.dir)
+    .stat()
+    .then(
+      (stat) => {
+        if (stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0) {
+          cleared = true;
+          begin();
+        } else handBack(`${address.dir} is not private to this user`, current);
+      },
+      () => handBack(`${address.dir} cannot be checked`, current),
+    );
+  function begin(): void {
+    if (!current || !cleared || headerSent || done) return;
+    headerSent = true;
+    const header: Request = { v: PROTOCOL, t: "hook", host, cwd: process.cwd(), elapsed: performance.now() - startedAt };
+    send(concat([encode(`${JSON.stringify(header)}\n`), ...input.sofar().map(payloadFrame)]));
+  }
   input.start(
     (chunk) => {
-      if (current && !done) send(payloadFrame(chunk));
+      if (headerSent && !done) send(payloadFrame(chunk));
     },
     () => handBack("standard input could not be read", current),
   );
@@ -148,7 +171,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
     // nobody listens there (no judge started yet, or it ended): the hook judges on its own
     done = true;
     clearTimeout(hello);
-    return { answered: false, handover: input, address, why: "no resident judge is running", connected: false };
+    return { answered: false, handover: input, address, why: "no resident judge is running", none: true };
   }
 
   return settled;

@@ -2,7 +2,7 @@
 // bounded only, sees every change on disk, and a judge that stalls, dies or is busy costs an answer nothing.
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, isolatedEnv, run, tempDir } from "../support/binary.ts";
 import { prePayload, sample } from "../hosts/helpers.ts";
@@ -38,7 +38,9 @@ function judgesOf(env: Env): Status[] {
 /** Starts this environment's judge as a hook would, and waits until it listens. */
 async function startJudge(env: Env, cwd: string): Promise<Status> {
   judges.push({ env });
-  spawn(BINARY, ["resident", "serve"], { env, cwd, detached: true, stdio: "ignore" }).unref();
+  // Through a shell that leaves it running, as a hook does: bun test ends the processes a test itself
+  // started when the test ends, and the shell's own variables ($_, $PWD, $SHLVL) do not name a judge.
+  spawnSync("/bin/sh", ["-c", `"${BINARY}" resident serve </dev/null >/dev/null 2>&1 &`], { env, cwd });
   for (let i = 0; i < 100; i++) {
     const [judge] = judgesOf(env);
     if (judge) return judge;
@@ -167,6 +169,60 @@ describe("the resident judge", () => {
     expect(after!.pid).toBe(judge.pid);
     expect(after!.deferred).toBeGreaterThanOrEqual(1);
     expect(after!.served).toBeGreaterThanOrEqual(4);
+  });
+
+  test("what a judgment says on standard error (a decision log it cannot write) reaches the hook's", async () => {
+    const dir = repo();
+    const env = isolatedEnv();
+    await startJudge(env, dir);
+    mkdirSync(join(env.XDG_STATE_HOME!, "verdict", "decisions.jsonl"), { recursive: true });
+    const payload = prePayload("claude", "git status", dir);
+    const theirs = hook("claude", payload, env, dir);
+    expect(theirs.stdout).toContain('"allow"');
+    expect(theirs.stderr).toContain("verdict: cannot write the decision log");
+    expect(judgesOf(env)[0]!.served).toBe(1);
+    const mine = hook("claude", payload, { ...env, VERDICT_RESIDENT: "off" }, dir);
+    expect(theirs.stderr).toBe(mine.stderr);
+  });
+
+  test("a folder others may enter is not trusted with a payload: the hook judges on its own", async () => {
+    const dir = repo();
+    const env = isolatedEnv();
+    await startJudge(env, dir);
+    const folder = join(env.XDG_STATE_HOME!, "verdict", "resident");
+    const payload = prePayload("claude", "git status", dir);
+    expect(hook("claude", payload, env, dir).stdout).toContain('"allow"');
+    expect(judgesOf(env)[0]!.served).toBe(1);
+    chmodSync(folder, 0o755);
+    try {
+      const started = performance.now();
+      expect(hook("claude", payload, env, dir).stdout).toContain('"allow"');
+      // Ends once it has answered: a connection left open would keep it waiting for the judge.
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(judgesOf(env)[0]!.served).toBe(1);
+    } finally {
+      chmodSync(folder, 0o700);
+    }
+    expect(hook("claude", payload, env, dir).stdout).toContain('"allow"');
+    expect(judgesOf(env)[0]!.served).toBe(2);
+  });
+
+  test("a judge busy with another hook hands the next one back at once", async () => {
+    const dir = repo();
+    const env = isolatedEnv();
+    await startJudge(env, dir);
+    // The judge takes a hook whose payload has not ended, and waits for the rest of it.
+    const slow = spawn(BINARY, ["hook", "codex"], { env, cwd: dir, stdio: ["pipe", "ignore", "ignore"] });
+    slow.stdin.write(prePayload("codex", "git status", dir).slice(0, -1));
+    for (let i = 0; i < 50 && !judgesOf(env).some((j) => j.served === 0); i++) await Bun.sleep(10);
+    await Bun.sleep(100);
+    const started = performance.now();
+    const ran = hook("codex", prePayload("codex", "git push --force origin main", dir), env, dir);
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(ran.stdout).toContain('"deny"');
+    expect(judgesOf(env)[0]!.deferred).toBe(1);
+    slow.stdin.end("}");
+    await new Promise((resolve) => slow.on("exit", resolve));
   });
 
   test("a turn's end goes back to the hook's own process and is judged there", async () => {

@@ -260,7 +260,7 @@ jev.stop();
 // The payload reaches the hook as the host gives it (--stdin): `socket` (the default) as Claude Code and
 // Gemini CLI give it, through Node's child_process (Bun.spawn's "pipe" is a socket too), written and
 // closed at once; `file` as Bun.spawnSync gives a buffer, a memory file, which verdict reads the way it
-// reads a pipe (Codex's hooks get a pipe): without Bun's stream (src/cli/stdin.ts).
+// reads a pipe (Codex's hooks get a pipe): without Bun's stream (src/hosts/stdin.ts).
 const stdinKind = option("--stdin") ?? "socket";
 if (stdinKind !== "socket" && stdinKind !== "file") throw new Error("--stdin is socket or file");
 async function once(item: Case): Promise<{ ms: number; rss: number }> {

@@ -14,7 +14,7 @@ import { judgeCommand, type CommandJudgment } from "../judge/index.ts";
 import { stricter, type Verdict } from "../core/answers.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
-import { unseenWarnings } from "./warnings.ts";
+import { unseenWarnings } from "../policy/warnings.ts";
 import { parseOptions } from "./args.ts";
 import { usageError } from "./common.ts";
 import { fullJit } from "./jit.ts";

@@ -333,7 +333,7 @@ function privateFilesCheck(): Check {
 }
 
 /**
- * Whether hooks can hand their payloads to a resident judge (src/cli/resident.ts), and how many run. Read
+ * Whether hooks can hand their payloads to a resident judge (src/resident/serve.ts), and how many run. Read
  * only: the folder is listed, nothing is started or connected to.
  */
 function residentCheck(): Check {

@@ -4,27 +4,14 @@
  *
  *   verdict resident            list the judges running for this user (status)
  *   verdict resident stop       end them all
- *   verdict resident serve      be one (started by a hook, in the background; not for people)
- *
- * A judge takes a hook's request only when the work is bounded (hook.ts's SessionIO.unbounded): a
- * policy layer to load afresh, a pattern not proven linear, a large payload, a turn's end all go back to
- * the hook's own process, which has the watchdog thread. It takes one request at a time (it changes its
- * working directory to the hook's); a hook that finds it busy judges on its own. It ends after
- * VERDICT_RESIDENT_IDLE without a request (15 minutes), after MAX_SERVED requests, when its socket is
- * removed or replaced, or at `verdict resident stop`.
+ *   verdict resident serve      be one (started by a hook, in the background; not for people):
+ *                               src/resident/serve.ts
  */
-import { chmodSync, existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD, DEFAULT_IDLE_MS, processFacts, residentAddress, residentDir, runtimeResidentDir } from "../resident/address.ts";
-import { ensurePrivateDir } from "../files/private.ts";
-import { frameLine, lineReader, PROTOCOL, requestReader, type Frame, type Request } from "../resident/protocol.ts";
-import { isHostName } from "../hosts/types.ts";
-import { durationMs } from "../core/units.ts";
-import { forgetDiskFacts } from "../judge/index.ts";
+import { processFacts, residentAddress, residentDir, runtimeResidentDir } from "../resident/address.ts";
+import { askJudge } from "../resident/ask.ts";
 import { CliError, usageError } from "./common.ts";
-import { Deferred, hookSession } from "./hook.ts";
-import { readPayload } from "./stdin.ts";
-import { warmUp } from "../resident/warm.ts";
 
 const HELP = `Usage: verdict resident [status|stop]
 
@@ -36,15 +23,6 @@ starts one in the background for the next hook. A judge ends after 15 minutes wi
   status   list the judges running for this user (the default)
   stop     end them all (a hook starts a new one when it needs it)`;
 
-/** A judge ends after this many requests and the next hook starts a fresh one (memory stays small). */
-const MAX_SERVED = 20_000;
-/** How many rounds of ordinary lines a new judge runs through the rule engine (about 0.2 s of CPU). */
-const WARM_SLICES = 100;
-/** How soon after a request a judge tells the hook its deadline, if it has not answered by then. */
-const DEADLINE_AFTER_MS = 20;
-/** How often a judge checks that its socket is still its own (removed with its folder: it ends). */
-const CHECK_EVERY_MS = 5_000;
-
 export async function main(argv: string[]): Promise<number> {
   const [what = "status", ...rest] = argv;
   if (what === "--help" || what === "-h") {
@@ -54,7 +32,15 @@ export async function main(argv: string[]): Promise<number> {
   if (rest.length > 0) return usageError(`resident takes one word (status, stop); got ${argv.join(" ")}`, HELP);
   if (what === "status") return status(false);
   if (what === "stop") return status(true);
-  if (what === "serve") return serve();
+  if (what === "serve") {
+    const { serve, CannotServe } = await import("../resident/serve.ts");
+    try {
+      return await serve();
+    } catch (error) {
+      if (error instanceof CannotServe) throw new CliError(error.message, { exit: 1 });
+      throw error;
+    }
+  }
   return usageError(`resident: unknown ${JSON.stringify(what)}; use status or stop`, HELP);
 }
 
@@ -70,7 +56,7 @@ async function status(stop: boolean): Promise<number> {
   const mine = residentAddress(processFacts());
   const lines: string[] = [];
   for (const path of sockets) {
-    const frame = await ask(path, stop ? "stop" : "status");
+    const frame = await askJudge(path, stop ? "stop" : "status");
     if (frame === "none") {
       // Nobody listens: a judge that was killed. Its socket is only litter.
       try {
@@ -91,313 +77,4 @@ async function status(stop: boolean): Promise<number> {
   else console.log(lines.join("\n"));
   if (!stop && "off" in mine) console.log(`hooks started from this environment do not use one: ${mine.off}`);
   return 0;
-}
-
-/**
- * One status or stop request to the socket at `path`: the judge's status; `none` when nobody listens
- * there (its judge was killed: the socket is litter); `silent` when a judge is there but did not answer
- * within a second (busy; left alone).
- */
-async function ask(path: string, what: "status" | "stop"): Promise<Extract<Frame, { t: "status" }> | "none" | "silent"> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve("silent"), 1000);
-    const done = (result: Extract<Frame, { t: "status" }> | "none" | "silent") => {
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const onLine = lineReader<Frame>((frame) => {
-      if (frame.t === "status") done(frame);
-    });
-    Bun.connect({
-      unix: path,
-      socket: {
-        open(socket) {
-          socket.write(JSON.stringify({ v: PROTOCOL, t: what } satisfies Request) + "\n");
-        },
-        data(_socket, data) {
-          try {
-            onLine(data.toString());
-          } catch {
-            done("silent");
-          }
-        },
-        close: () => done("silent"),
-        error: () => done("silent"),
-      },
-    }).catch(() => done("none"));
-  });
-}
-
-type Conn = { write(data: string | Uint8Array): number; end(): void; flush(): void };
-
-async function serve(): Promise<number> {
-  const address = residentAddress(processFacts());
-  if ("off" in address) throw new CliError(`no resident judge here: ${address.off}`);
-  const home = address.dir;
-  try {
-    ensurePrivateDir(home);
-  } catch (error) {
-    throw new CliError(`no resident judge: ${(error as Error).message}`, { exit: 1 });
-  }
-  // Another judge there already (two hooks started one at once): leave it be.
-  if ((await ask(address.socket, "status")) !== "none") return 0;
-  try {
-    unlinkSync(address.socket);
-  } catch {}
-
-  // Every judgment from here on may run a long time in total: compile hot code as usual (jit.ts).
-  const { fullJit } = await import("./jit.ts");
-  fullJit();
-  const idleMs = idleFrom(process.env.VERDICT_RESIDENT_IDLE);
-  const started = new Date().toISOString();
-  let served = 0;
-  let deferred = 0;
-  let workMs = 0;
-  let busy = false;
-  let lastRequest = performance.now();
-
-  const end = (): never => {
-    try {
-      if (ownSocket()) unlinkSync(address.socket);
-    } catch {}
-    process.exit(0);
-  };
-  let inode = -1;
-  const ownSocket = (): boolean => {
-    try {
-      return statSync(address.socket).ino === inode;
-    } catch {
-      return false;
-    }
-  };
-  process.on("uncaughtException", end);
-  process.on("unhandledRejection", end);
-  process.on("SIGTERM", end);
-
-  const statusFrame = (): Frame => ({
-    t: "status",
-    pid: process.pid,
-    build: BUILD ?? "source",
-    started,
-    served,
-    deferred,
-    meanMs: served ? Math.round((workMs / served) * 100) / 100 : 0,
-    idleMs: Math.round(performance.now() - lastRequest),
-  });
-
-  const server = Bun.listen<{ conn?: Conn; feed?: (bytes: Uint8Array) => void; gone?: () => void }>({
-    unix: address.socket,
-    socket: {
-      open(socket) {
-        const pending: Uint8Array[] = [];
-        const conn: Conn = {
-          write: (data) => {
-            const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-            if (pending.length) pending.push(bytes);
-            else {
-              const wrote = socket.write(bytes);
-              if (wrote < bytes.byteLength) pending.push(bytes.subarray(Math.max(0, wrote)));
-            }
-            return bytes.byteLength;
-          },
-          end: () => {
-            if (pending.length === 0) socket.end();
-            else pendingEnd = true;
-          },
-          flush: () => {
-            while (pending.length) {
-              const head = pending[0]!;
-              const wrote = socket.write(head);
-              if (wrote < head.byteLength) {
-                pending[0] = head.subarray(Math.max(0, wrote));
-                return;
-              }
-              pending.shift();
-            }
-            if (pendingEnd) socket.end();
-          },
-        };
-        let pendingEnd = false;
-        socket.data = { conn };
-        let payload: ReturnType<typeof channel> | undefined;
-        socket.data.gone = () => payload?.fail(new Error("the hook went away before its payload ended"));
-        socket.data.feed = requestReader({
-          header: (request) => {
-            if (request.t === "status" || request.t === "stop") {
-              conn.write(frameLine(statusFrame()));
-              conn.end();
-              if (request.t === "stop") setTimeout(end, 10);
-              return;
-            }
-            if (busy || !isHostName(request.host)) {
-              deferred++;
-              conn.write(frameLine({ t: "defer", why: busy ? "busy with another hook" : "unknown host" }));
-              conn.end();
-              return;
-            }
-            busy = true;
-            lastRequest = performance.now();
-            const began = lastRequest;
-            payload = channel();
-            void answerHook(request, payload, conn).finally(() => {
-              busy = false;
-              served++;
-              workMs += performance.now() - began;
-              lastRequest = performance.now();
-              if (served >= MAX_SERVED) setTimeout(end, 10);
-            });
-          },
-          chunk: (bytes) => payload?.push(bytes),
-          end: () => payload?.close(),
-          error: () => {
-            payload?.fail(new Error("the hook's request was malformed"));
-            conn.end();
-          },
-        });
-      },
-      data(socket, bytes) {
-        socket.data.feed?.(bytes);
-      },
-      drain(socket) {
-        socket.data.conn?.flush();
-      },
-      close(socket) {
-        socket.data.gone?.();
-      },
-      error() {},
-    },
-  });
-  // The folder (0700) already keeps others out; the socket is made 0600 too, like all of verdict's files.
-  chmodSync(address.socket, 0o600);
-  inode = statSync(address.socket).ino;
-
-  // Idle, or no longer the one at this address: end.
-  const check = (): void => {
-    if (!ownSocket()) end();
-    if (!busy && performance.now() - lastRequest >= idleMs) end();
-    setTimeout(check, Math.min(CHECK_EVERY_MS, Math.max(50, idleMs - (performance.now() - lastRequest)))).unref?.();
-  };
-  check();
-  // Compile the engine's hot paths before the hooks need them (warm.ts).
-  warmUp(home, WARM_SLICES, () => busy);
-  void server;
-  // The process lives on the listener's events from here.
-  return new Promise<number>(() => {});
-
-  /** One hook, as its own process would run it, but on this process's warm engine. */
-  async function answerHook(request: Extract<Request, { t: "hook" }>, payload: ReturnType<typeof channel>, conn: Conn): Promise<void> {
-    const send = (frame: Frame) => conn.write(frameLine(frame));
-    // The deadline is re-armed at every step that may change it. The hook hears of it only if the answer
-    // has not come within DEADLINE_AFTER_MS (well within its HELLO_MS), and of a change only: each frame
-    // costs the hook a wake-up, and most answers are there first.
-    let lastDeadline = "";
-    let wanted: () => string = () => "";
-    let flushing: ReturnType<typeof setTimeout> | undefined;
-    const flushDeadline = () => {
-      flushing = undefined;
-      const line = wanted();
-      if (line !== lastDeadline) conn.write(line);
-      lastDeadline = line;
-    };
-    try {
-      process.chdir(request.cwd);
-    } catch {
-      deferred++;
-      send({ t: "defer", why: "cannot enter the hook's working directory" });
-      conn.end();
-      return;
-    }
-    forgetDiskFacts();
-    const startedAt = performance.now() - Math.max(0, request.elapsed);
-    // What a judgment says on standard error (a decision log it cannot write) goes to the hook's, in
-    // the answer: this process's own leads nowhere.
-    const said: string[] = [];
-    const stderr = process.stderr;
-    const write = stderr.write;
-    stderr.write = ((chunk: string | Uint8Array) => {
-      said.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
-      return true;
-    }) as typeof stderr.write;
-    try {
-      await hookSession(request.host as Parameters<typeof hookSession>[0], {
-        here: request.cwd,
-        startedAt,
-        readPayload: (onChunk, limits) => readPayload(onChunk, limits, payload.chunks()),
-        unbounded: () => {
-          throw new Deferred("the work is not bounded here");
-        },
-        deadline: (at, fallback, note) => {
-          wanted = () => frameLine({ t: "deadline", at, stdout: fallback().reply.stdout ?? "", note });
-          flushing ??= setTimeout(flushDeadline, DEADLINE_AFTER_MS);
-        },
-        claim: () => true,
-        say: (stdout, notes) => {
-          clearTimeout(flushing);
-          flushing = undefined;
-          send({ t: "answer", stdout: stdout ?? "", stderr: [...said.map((text) => text.replace(/\n$/, "")), ...notes].join("\n") });
-        },
-      });
-    } catch (error) {
-      clearTimeout(flushing);
-      deferred++;
-      send({ t: "defer", why: error instanceof Deferred ? error.message : `the judge failed: ${(error as Error)?.message}` });
-    } finally {
-      stderr.write = write;
-      conn.end();
-      try {
-        process.chdir(home);
-      } catch {}
-    }
-  }
-}
-
-function idleFrom(text: string | undefined): number {
-  if (!text) return DEFAULT_IDLE_MS;
-  try {
-    return Math.max(100, durationMs(text));
-  } catch {
-    return DEFAULT_IDLE_MS;
-  }
-}
-
-/** The payload's bytes as they come from the hook, for readPayload. */
-function channel() {
-  const chunks: Uint8Array[] = [];
-  let ended = false;
-  let failure: Error | undefined;
-  let wake: (() => void) | undefined;
-  const poke = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  return {
-    push(bytes: Uint8Array) {
-      chunks.push(bytes);
-      poke();
-    },
-    close() {
-      ended = true;
-      poke();
-    },
-    fail(error: Error) {
-      if (ended) return;
-      failure = error;
-      ended = true;
-      poke();
-    },
-    async *chunks(): AsyncGenerator<Uint8Array> {
-      for (let next = 0; ; ) {
-        if (next < chunks.length) {
-          yield chunks[next++]!;
-          continue;
-        }
-        if (failure) throw failure;
-        if (ended) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-    },
-  };
 }

@@ -1,7 +1,7 @@
 /**
  * Where a resident judge listens, and whether one may be used at all.
  *
- * A resident judge is one verdict process that stays up between hooks (src/cli/resident.ts), so a hook
+ * A resident judge is one verdict process that stays up between hooks (src/resident/serve.ts), so a hook
  * only has to hand it the payload (src/resident/client.ts) instead of starting the rule engine afresh.
  * It must judge exactly as the hook's own process would, so its socket's name is a digest of everything
  * a hook process brings with it that the judgment may depend on:

@@ -13,7 +13,10 @@
 import { residentAddress, processFacts, type Address } from "./address.ts";
 import { encode, lineReader, payloadFrame, PROTOCOL, type Frame, type Request } from "./protocol.ts";
 
-/** How long a judge may take to say anything at all (it answers its first frame within a millisecond). */
+/**
+ * How long a judge may take to say anything at all: it answers, hands back or sends its deadline within
+ * about 20 ms of the request (DEADLINE_AFTER_MS in serve.ts), unless it is stalled.
+ */
 const HELLO_MS = 300;
 
 /**

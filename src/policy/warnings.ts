@@ -10,7 +10,7 @@ import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../files/dirs.ts";
 import { createPrivateExclusive, ensurePrivateDir } from "../files/private.ts";
-import type { LoadedPolicy } from "../policy/load.ts";
+import type { LoadedPolicy } from "./load.ts";
 
 type Env = Record<string, string | undefined>;
 

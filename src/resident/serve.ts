@@ -22,8 +22,8 @@ import { warmUp } from "./warm.ts";
 
 /** A judge ends after this many requests and the next hook starts a fresh one (memory stays small). */
 const MAX_SERVED = 20_000;
-/** How many rounds of ordinary lines a new judge runs through the rule engine (about 0.2 s of CPU). */
-const WARM_SLICES = 100;
+/** How many times a new judge runs its ordinary lines through the rule engine (about 0.2 s of CPU). */
+const WARM_ROUNDS = 100;
 /** How soon after a request a judge tells the hook its deadline, if it has not answered by then. */
 const DEADLINE_AFTER_MS = 20;
 /** How often a judge checks that its socket is still its own (removed with its folder: it ends). */
@@ -146,10 +146,12 @@ export async function serve(): Promise<number> {
             lastRequest = performance.now();
             const began = lastRequest;
             payload = channel();
-            void answerHook(request, payload, conn).finally(() => {
+            void answerHook(request, payload, conn).then((answered) => {
               busy = false;
-              served++;
-              workMs += performance.now() - began;
+              if (answered) {
+                served++;
+                workMs += performance.now() - began;
+              } else deferred++;
               lastRequest = performance.now();
               if (served >= MAX_SERVED) setTimeout(end, 10);
             });
@@ -186,13 +188,13 @@ export async function serve(): Promise<number> {
   };
   check();
   // Compile the engine's hot paths before the hooks need them (warm.ts).
-  warmUp(home, WARM_SLICES, () => busy);
+  warmUp(home, WARM_ROUNDS, () => busy);
   void server;
   // The process lives on the listener's events from here.
   return new Promise<number>(() => {});
 
-  /** One hook, as its own process would run it, but on this process's warm engine. */
-  async function answerHook(request: Extract<Request, { t: "hook" }>, payload: ReturnType<typeof channel>, conn: Conn): Promise<void> {
+  /** One hook, as its own process would run it, but on this process's warm engine. Whether it answered (else handed back). */
+  async function answerHook(request: Extract<Request, { t: "hook" }>, payload: ReturnType<typeof channel>, conn: Conn): Promise<boolean> {
     const send = (frame: Frame) => conn.write(frameLine(frame));
     // The deadline is re-armed at every step that may change it. The hook hears of it only if the answer
     // has not come within DEADLINE_AFTER_MS (well within its HELLO_MS), and of a change only: each frame
@@ -209,10 +211,9 @@ export async function serve(): Promise<number> {
     try {
       process.chdir(request.cwd);
     } catch {
-      deferred++;
       send({ t: "defer", why: "cannot enter the hook's working directory" });
       conn.end();
-      return;
+      return false;
     }
     forgetDiskFacts();
     const startedAt = performance.now() - Math.max(0, request.elapsed);
@@ -225,6 +226,7 @@ export async function serve(): Promise<number> {
       said.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
       return true;
     }) as typeof stderr.write;
+    let answered = false;
     try {
       await hookSession(request.host as Parameters<typeof hookSession>[0], {
         here: request.cwd,
@@ -241,20 +243,21 @@ export async function serve(): Promise<number> {
         say: (stdout, notes) => {
           clearTimeout(flushing);
           flushing = undefined;
+          answered = true;
           send({ t: "answer", stdout: stdout ?? "", stderr: [...said.map((text) => text.replace(/\n$/, "")), ...notes].join("\n") });
         },
       });
     } catch (error) {
-      clearTimeout(flushing);
-      deferred++;
       send({ t: "defer", why: error instanceof Deferred ? error.message : `the judge failed: ${(error as Error)?.message}` });
     } finally {
+      clearTimeout(flushing);
       stderr.write = write;
       conn.end();
       try {
         process.chdir(home);
       } catch {}
     }
+    return answered;
   }
 }
 

@@ -41,17 +41,25 @@ const LINES = [
   'for f in *.md; do wc -l "$f"; done',
 ];
 
-/** Runs `slices` slices of every line, one slice per turn of the event loop, never while `busy()`. */
-export function warmUp(cwd: string, slices: number, busy: () => boolean): void {
-  let left = slices;
+/** A slice of warm-up never holds a hook up longer than this. */
+const SLICE_MS = 3;
+
+/**
+ * Runs every line `rounds` times, a few lines per turn of the event loop (at most SLICE_MS each), never
+ * while `busy()`, so a hook that comes meanwhile waits a few milliseconds at most.
+ */
+export function warmUp(cwd: string, rounds: number, busy: () => boolean): void {
+  let left = rounds * LINES.length;
   const slice = (): void => {
     if (left <= 0) return;
     if (!busy()) {
-      left--;
-      for (const line of LINES) {
+      const until = performance.now() + SLICE_MS;
+      do {
+        const line = LINES[left % LINES.length]!;
         answerCommandByRules(line, { cwd, projectRoot: undefined }, DEFAULT_POLICY);
         redact(line);
-      }
+        left--;
+      } while (left > 0 && performance.now() < until);
     }
     setTimeout(slice, busy() ? 5 : 0);
   };

@@ -41,16 +41,29 @@ export function allLinear(value: unknown, skip?: ReadonlySet<string>): boolean {
   return true;
 }
 
+/** Sections a hook never matches against a payload: a policy's examples are proven when it is loaded afresh. */
+const NEVER_MATCHED_SECTIONS = new Set(["examples"]);
+
 /**
  * Whether a loaded policy's own part is bounded: its own rules (the layers' rules, before the
- * default's) and every other section that differs from the embedded default's.
+ * default's) and what every other section holds that the embedded default's does not. A list the
+ * layers add to (turn_rules, tool_rules) counts only the entries they added: the default's own entries
+ * are fuzzed with the rest of it (bench/fuzz), and counting them made any layer with a turn rule
+ * unbounded.
  */
 export function boundedPolicy(ownRules: readonly unknown[], head: Record<string, unknown>, defaults: Record<string, unknown>): boolean {
   if (ownRules.length > MAX_RULES) return false;
   if (!ownRules.every((rule) => allLinear(rule, NOT_MATCHED))) return false;
   for (const [key, section] of Object.entries(head)) {
-    if (key === "rules") continue;
-    if (JSON.stringify(section) === JSON.stringify(defaults[key])) continue;
+    if (key === "rules" || NEVER_MATCHED_SECTIONS.has(key)) continue;
+    const fallback = defaults[key];
+    if (JSON.stringify(section) === JSON.stringify(fallback)) continue;
+    if (Array.isArray(section) && Array.isArray(fallback)) {
+      const theDefaults = new Set(fallback.map((entry) => JSON.stringify(entry)));
+      const added = section.filter((entry) => !theDefaults.has(JSON.stringify(entry)));
+      if (added.length > MAX_RULES || !added.every((entry) => allLinear(entry, NOT_MATCHED))) return false;
+      continue;
+    }
     if (!allLinear(section)) return false;
   }
   return true;

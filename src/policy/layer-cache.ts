@@ -54,11 +54,15 @@ export const DEFAULT_FILE = "(embedded default)";
 
 declare const VERDICT_VERSION: string | undefined;
 declare const VERDICT_COMMIT: string | undefined;
+declare const VERDICT_BUILD: string | undefined;
 
 /** Changes whenever an entry's shape or meaning does; entries of another format are ignored. */
 const FORMAT = 3;
-/** The build an entry was written by: an entry of another build is ignored. */
-const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+${typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "source"}+${DEFAULT_DIGEST}`;
+/**
+ * The build an entry was written by: an entry of another build is ignored. VERDICT_BUILD, the digest of
+ * the sources compiled (build.ts), tells apart builds of one commit with changes in the tree.
+ */
+const BUILD = `${typeof VERDICT_VERSION === "string" ? VERDICT_VERSION : "dev"}+${typeof VERDICT_COMMIT === "string" ? VERDICT_COMMIT : "source"}+${typeof VERDICT_BUILD === "string" ? VERDICT_BUILD : ""}+${DEFAULT_DIGEST}`;
 /** A file modified this recently (ms) may change again within its mtime's tick: record it without one. */
 const RACY_MS = 3000;
 

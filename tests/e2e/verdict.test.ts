@@ -74,6 +74,22 @@ for (const name of e2eHosts()) {
       expect(o.mainRequests.length, summary(o)).toBe(2);
     }, 120_000);
 
+    test("a session's later commands are answered by the resident judge its first hooks started", async () => {
+      const markers = [1, 2, 3, 4, 5].map((n) => `e2e-allowed-marker-${n}`);
+      // `verdict resident` runs while the session is still on (the judges end with the run's namespace).
+      const { o, sb } = await scenario((sb) => [
+        ...markers.map((m) => ({ command: `touch ${join(sb.project, m)}` })),
+        { text: FINISHED, run: [[VERDICT, "resident"]] },
+      ]);
+      expectInstalled(o);
+      for (const m of markers) expect(existsSync(join(sb.project, m)), summary(o)).toBe(true);
+      // The host's hooks share one kind of process (the same environment at every call): the second
+      // started a judge, and the judge answered some of the later ones.
+      const status = o.stepRuns.map((r) => r.stdout).join("\n");
+      const answered = [...status.matchAll(/(\d+) answered/g)].map((m) => Number(m[1]));
+      expect(Math.max(0, ...answered), `${status}\n${summary(o)}`).toBeGreaterThanOrEqual(1);
+    }, 120_000);
+
     test("a command verdict denies does not run, and the model is told why", async () => {
       const { o, sb } = await scenario((sb) => [{ command: `touch ${join(sb.project, "e2e-denied-marker")}` }, { text: FINISHED }]);
       expectInstalled(o);

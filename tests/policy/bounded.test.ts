@@ -34,3 +34,20 @@ test("a policy's own rules, reasons and examples aside, and the sections it chan
   ).toBe(false);
   expect(allLinear({ a: ["x", { b: "*y*" }] })).toBe(true);
 });
+
+test("a list the layers add to counts only what they added; examples are never matched in a hook", () => {
+  const defaults = {
+    turn_rules: [{ id: "default-turn", final_matches: ["/(will|shall)\\s+\\w+/"], reason: "The default's, fuzzed." }],
+    examples: { commands: [{ command: "rm -rf *.tmp", verdict: "ask" }] },
+  };
+  const added = (final: string) => ({ id: "team-turn", final_matches: [final], reason: "Says *what* it will do." });
+  const head = (final: string) => ({ rules: null, turn_rules: [added(final), ...defaults.turn_rules], examples: defaults.examples });
+  expect(boundedPolicy([], head("^I will now"), defaults)).toBe(true);
+  expect(boundedPolicy([], head("/I (will)+ now/"), defaults)).toBe(false);
+  // A layer's own examples, with stars in their commands, do not make it unbounded.
+  const withExamples = {
+    ...head("^I will now"),
+    examples: { commands: [{ command: "rm -rf a*b*c*", verdict: "deny" }, ...defaults.examples.commands] },
+  };
+  expect(boundedPolicy([], withExamples, defaults)).toBe(true);
+});

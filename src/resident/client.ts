@@ -11,7 +11,7 @@
  *   and ends, exactly as its own deadline timer would have.
  */
 import { residentAddress, processFacts, type Address } from "./address.ts";
-import { encode, lineReader, payloadFrame, PROTOCOL, type Frame, type Request } from "./protocol.ts";
+import { concat, encode, lineReader, payloadFrame, PROTOCOL, queuedWriter, type Frame, type Request } from "./protocol.ts";
 
 /**
  * How long a judge may take to say anything at all: it answers, hands back or sends its deadline within
@@ -34,7 +34,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
   const address = residentAddress(processFacts());
   if ("off" in address) return { answered: false, why: address.off, none: false };
 
-  let current: { end(): void; write(data: string | Uint8Array): number } | undefined;
+  let current: { end(): void } | undefined;
   const input = inputChannel();
   const decoder = new TextDecoder();
   let settle!: (result: ResidentResult) => void;
@@ -55,27 +55,10 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
   };
   const hello = setTimeout(() => handBack(`the resident judge said nothing within ${HELLO_MS} ms`, current), HELLO_MS);
 
-  // What the judge has not taken yet (a socket's buffer may be full); flushed on drain.
-  const queue: Uint8Array[] = [];
+  // What the judge has not taken yet (a socket's buffer may be full) goes when it drains.
+  let out: ReturnType<typeof queuedWriter> | undefined;
   const send = (data: Uint8Array): void => {
-    if (!current || done) return;
-    if (queue.length) {
-      queue.push(data);
-      return;
-    }
-    const wrote = current.write(data);
-    if (wrote < data.byteLength) queue.push(data.subarray(Math.max(0, wrote)));
-  };
-  const flush = (): void => {
-    while (current && queue.length) {
-      const head = queue[0]!;
-      const wrote = current.write(head);
-      if (wrote < head.byteLength) {
-        queue[0] = head.subarray(Math.max(0, wrote));
-        return;
-      }
-      queue.shift();
-    }
+    if (out && !done) out.send(data);
   };
 
   const onFrame = lineReader<Frame>((frame) => {
@@ -117,6 +100,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
     socket: {
       open(socket) {
         current = socket;
+        out = queuedWriter(socket);
         // Handed back already (the folder check): an open connection would keep this process alive.
         if (done) socket.end();
         else begin();
@@ -129,7 +113,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
         }
       },
       drain() {
-        flush();
+        out?.flush();
       },
       close() {
         handBack("the resident judge closed the connection");
@@ -178,16 +162,6 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
   }
 
   return settled;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }
 
 function print(stdout: string, stderr: string): void {

@@ -62,6 +62,52 @@ export function payloadFrame(chunk: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The bytes of `parts`, one after another. */
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Writes to a socket what its buffer takes now and the rest when it drains (call `flush` from the
+ * socket's drain handler); `end` closes it once everything is out.
+ */
+export function queuedWriter(socket: { write(data: Uint8Array): number; end(): void }) {
+  const pending: Uint8Array[] = [];
+  let ending = false;
+  return {
+    send(bytes: Uint8Array): void {
+      if (pending.length) {
+        pending.push(bytes);
+        return;
+      }
+      const wrote = socket.write(bytes);
+      if (wrote < bytes.byteLength) pending.push(bytes.subarray(Math.max(0, wrote)));
+    },
+    flush(): void {
+      while (pending.length) {
+        const head = pending[0]!;
+        const wrote = socket.write(head);
+        if (wrote < head.byteLength) {
+          pending[0] = head.subarray(Math.max(0, wrote));
+          return;
+        }
+        pending.shift();
+      }
+      if (ending) socket.end();
+    },
+    end(): void {
+      if (pending.length === 0) socket.end();
+      else ending = true;
+    },
+  };
+}
+
 export type RequestEvents = {
   header(request: Request): void;
   chunk(bytes: Uint8Array): void;

@@ -17,7 +17,7 @@ import { isHostName } from "../hosts/types.ts";
 import { forgetDiskFacts } from "../judge/index.ts";
 import { BUILD, DEFAULT_IDLE_MS, processFacts, residentAddress } from "./address.ts";
 import { askJudge } from "./ask.ts";
-import { frameLine, requestReader, type Frame, type Request } from "./protocol.ts";
+import { encode, frameLine, queuedWriter, requestReader, type Frame, type Request } from "./protocol.ts";
 import { warmUp } from "./warm.ts";
 
 /** A judge ends after this many requests and the next hook starts a fresh one (memory stays small). */
@@ -96,35 +96,16 @@ export async function serve(): Promise<number> {
     unix: address.socket,
     socket: {
       open(socket) {
-        const pending: Uint8Array[] = [];
+        const writer = queuedWriter(socket);
         const conn: Conn = {
           write: (data) => {
-            const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-            if (pending.length) pending.push(bytes);
-            else {
-              const wrote = socket.write(bytes);
-              if (wrote < bytes.byteLength) pending.push(bytes.subarray(Math.max(0, wrote)));
-            }
+            const bytes = typeof data === "string" ? encode(data) : data;
+            writer.send(bytes);
             return bytes.byteLength;
           },
-          end: () => {
-            if (pending.length === 0) socket.end();
-            else pendingEnd = true;
-          },
-          flush: () => {
-            while (pending.length) {
-              const head = pending[0]!;
-              const wrote = socket.write(head);
-              if (wrote < head.byteLength) {
-                pending[0] = head.subarray(Math.max(0, wrote));
-                return;
-              }
-              pending.shift();
-            }
-            if (pendingEnd) socket.end();
-          },
+          end: writer.end,
+          flush: writer.flush,
         };
-        let pendingEnd = false;
         socket.data = { conn };
         let payload: ReturnType<typeof channel> | undefined;
         socket.data.gone = () => payload?.fail(new Error("the hook went away before its payload ended"));

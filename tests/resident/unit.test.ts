@@ -2,7 +2,7 @@
 // a hook starts a judge.
 import { describe, expect, test } from "bun:test";
 import { processKey, residentAddress, type ProcessFacts } from "../../src/resident/address.ts";
-import { lineReader, payloadFrame, requestReader, type Request } from "../../src/resident/protocol.ts";
+import { concat, lineReader, payloadFrame, requestReader, type Request } from "../../src/resident/protocol.ts";
 import { decideStart, parseSeen } from "../../src/resident/start.ts";
 
 const facts = (over: Partial<ProcessFacts> = {}, env: Record<string, string> = {}): ProcessFacts => ({
@@ -66,21 +66,13 @@ describe("the address of a resident judge", () => {
 describe("the wire format", () => {
   const header: Request = { v: 1, t: "hook", host: "claude", cwd: "/p", elapsed: 1.5 };
   const payload = new TextEncoder().encode('{"tool_input":{"command":"echo é\\n"}}');
-  const wire = (): Uint8Array => {
-    const parts = [
+  const wire = (): Uint8Array =>
+    concat([
       new TextEncoder().encode(`${JSON.stringify(header)}\n`),
       payloadFrame(payload.subarray(0, 7)),
       payloadFrame(payload.subarray(7)),
       payloadFrame(new Uint8Array(0)),
-    ];
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
-  };
+    ]);
 
   test("a request reads the same however the bytes are split", () => {
     const bytes = wire();

@@ -1,7 +1,7 @@
 /**
  * Does a resident judge answer every hook exactly as the hook's own process does?
  *
- *   bun build.ts && bun bench/resident/equivalence.ts [--lines 600] [--host claude]
+ *   bun build.ts && bun bench/resident/equivalence.ts [--lines 600] [--host claude|codex|gemini|cursor]
  *
  * Lines from the red-team set and the peers' corpus (a fixed, spread sample), each sent as the host's
  * PreToolUse payload twice: to `verdict hook <host>` with a resident judge running, and with
@@ -13,6 +13,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { prePayload } from "../../tests/hosts/helpers.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const binary = join(root, "dist", "verdict");
@@ -64,17 +65,8 @@ const envOf = (name: string, extra: Record<string, string> = {}): Record<string,
 const resident = envOf("r");
 const own = envOf("o", { VERDICT_RESIDENT: "off" });
 
-const payload = (command: string) =>
-  JSON.stringify({
-    session_id: "equivalence",
-    transcript_path: "",
-    cwd: project,
-    permission_mode: "default",
-    hook_event_name: "PreToolUse",
-    tool_name: "Bash",
-    tool_input: { command },
-    tool_use_id: "toolu_equivalence",
-  });
+// Each host's own payload shape, from the captured samples (tests/hosts/samples).
+const payload = (command: string) => prePayload(host as "claude", command, project);
 const hook = (env: Record<string, string>, command: string) => {
   const started = performance.now();
   const ran = Bun.spawnSync([binary, "hook", host], {

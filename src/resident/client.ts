@@ -53,7 +53,13 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
     } catch {}
     settle({ answered: false, handover: input, address, why, none: false });
   };
-  const hello = setTimeout(() => handBack(`the resident judge said nothing within ${HELLO_MS} ms`, current), HELLO_MS);
+  const hello = setTimeout(() => {
+    // Asked, but silent: a judge that hangs would cost every hook this wait. Its socket goes, so the next
+    // hooks judge on their own (and start a fresh judge); a judge that was only slow ends when it finds
+    // its socket gone. Not asked yet (not connected, the folder not checked): it is left alone.
+    if (headerSent) retire(address.socket);
+    handBack(`the resident judge said nothing within ${HELLO_MS} ms`, current);
+  }, HELLO_MS);
 
   // What the judge has not taken yet (a socket's buffer may be full) goes when it drains.
   let out: ReturnType<typeof queuedWriter> | undefined;
@@ -69,6 +75,7 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
       deadline = setTimeout(
         () => {
           done = true;
+          retire(address.socket); // the judge did not answer in time: as for a silent one, above
           // process.exit does not wait for console's buffer: written directly (the rare path may load node:fs).
           const { writeSync } = require("node:fs") as typeof import("node:fs");
           try {
@@ -162,6 +169,13 @@ export async function viaResident(host: string, startedAt: number): Promise<Resi
   }
 
   return settled;
+}
+
+/** Removes a judge's socket (best effort; the rare path may load node:fs). */
+function retire(socket: string): void {
+  try {
+    (require("node:fs") as typeof import("node:fs")).unlinkSync(socket);
+  } catch {}
 }
 
 function print(stdout: string, stderr: string): void {

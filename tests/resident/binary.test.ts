@@ -251,6 +251,12 @@ describe("the resident judge", () => {
       const ran = hook("codex", payload, env, dir);
       expect(performance.now() - started).toBeLessThan(3000);
       expect(ran.stdout).toContain('"deny"');
+      // A judge that was asked and said nothing loses its socket: the next hooks do not wait on it.
+      const folder = join(env.XDG_STATE_HOME!, "verdict", "resident");
+      expect(readdirSync(folder).filter((name) => name.endsWith(".sock"))).toEqual([]);
+      const next = performance.now();
+      expect(hook("codex", payload, env, dir).stdout).toContain('"deny"');
+      expect(performance.now() - next).toBeLessThan(250);
     } finally {
       process.kill(judge.pid, "SIGCONT");
     }

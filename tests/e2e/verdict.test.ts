@@ -75,7 +75,7 @@ for (const name of e2eHosts()) {
     }, 120_000);
 
     test("a session's later commands are answered by the resident judge its first hooks started", async () => {
-      const markers = [1, 2, 3, 4, 5].map((n) => `e2e-allowed-marker-${n}`);
+      const markers = [1, 2, 3, 4, 5, 6].map((n) => `e2e-allowed-marker-${n}`);
       // `verdict resident` runs while the session is still on (the judges end with the run's namespace).
       const { o, sb } = await scenario((sb) => [
         ...markers.map((m) => ({ command: `touch ${join(sb.project, m)}` })),

@@ -73,7 +73,17 @@ function runtimeFor(pkg: string): string {
   return unpacked;
 }
 
-function compile(outfile: string, target?: { bun: string; pkg: string }): void {
+/** What every target is compiled with: the version, the commit, the sources' and the default's digests. */
+function defines(): string[] {
+  return [
+    `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
+    `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
+    `--define=VERDICT_BUILD=${JSON.stringify(buildDigest())}`,
+    `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,
+  ];
+}
+
+function compile(outfile: string, defined: string[], target?: { bun: string; pkg: string }): void {
   const args = [
     "build",
     "--compile",
@@ -88,10 +98,7 @@ function compile(outfile: string, target?: { bun: string; pkg: string }): void {
     "--format=esm",
     "--splitting",
     ...START_FLAGS,
-    `--define=VERDICT_VERSION=${JSON.stringify(version)}`,
-    `--define=VERDICT_COMMIT=${JSON.stringify(commit())}`,
-    `--define=VERDICT_BUILD=${JSON.stringify(buildDigest())}`,
-    `--define=VERDICT_POLICY_DIGEST=${JSON.stringify(policyDigest(Bun.YAML.parse(readFileSync(join(root, "policy/default.yaml"), "utf8"))))}`,
+    ...defined,
     "--outfile",
     outfile,
   ];
@@ -116,8 +123,10 @@ await generateArtifacts(root);
 for (const name of existsSync(join(root, "dist")) ? readdirSync(join(root, "dist")) : []) {
   if (name.endsWith(".js.map")) rmSync(join(root, "dist", name));
 }
+// Once for every target, after the generated sources are written (they are part of the build's digest).
+const defined = defines();
 if (!wanted) {
-  compile(join(root, "dist", "verdict"));
+  compile(join(root, "dist", "verdict"), defined);
 } else {
   const names = wanted === "all" ? Object.keys(TARGETS) : [wanted];
   for (const name of names) {
@@ -126,7 +135,7 @@ if (!wanted) {
       console.error(`unknown target ${name}; choose one of: ${Object.keys(TARGETS).join(", ")}, all`);
       process.exit(2);
     }
-    compile(join(root, "dist", target.out), target);
+    compile(join(root, "dist", target.out), defined, target);
     console.log(`built dist/${target.out}`);
   }
 }

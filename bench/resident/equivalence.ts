@@ -10,10 +10,13 @@
  * Also counts what the judge answered and handed back, and the time both ways.
  * Exit status 1 when any line differs.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { prePayload } from "../../tests/hosts/helpers.ts";
+import type { HostName } from "../../src/hosts/types.ts";
+import { readCorpus } from "../corpus/run.ts";
+import { readSet } from "../redteam/run.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const binary = join(root, "dist", "verdict");
@@ -24,29 +27,12 @@ const option = (name: string): string | undefined => {
 const wanted = Number(option("--lines") ?? 600);
 const host = option("--host") ?? "claude";
 
-const lines: string[] = readFileSync(join(root, "bench", "redteam", "set.txt"), "utf8")
-  .split("\n")
-  .filter((line) => line.trim() && !line.startsWith("#"))
-  .map((line) => line.split("\t")[2] ?? "")
-  .filter(Boolean);
-const corpus = join(root, "..", "shared", "corpus");
-for (const file of readdirSync(corpus)
-  .filter((name) => name.endsWith(".jsonl"))
-  .sort())
-  for (const line of readFileSync(join(corpus, file), "utf8").split("\n"))
-    if (line.trim()) lines.push((JSON.parse(line) as { command: string }).command);
+const lines = [...readSet().map((row) => row.command), ...readCorpus(join(root, "..", "shared", "corpus")).map((row) => row.command)];
 const step = Math.max(1, Math.floor(lines.length / wanted));
 const sample = lines.filter((_, index) => index % step === 0).slice(0, wanted);
 
 // Short paths: a socket's path must fit in about 100 bytes (src/resident/address.ts).
-const scratch = mkdtempSync(join(existsDir("/var/tmp") ? "/var/tmp" : tmpdir(), "vre-"));
-function existsDir(path: string): boolean {
-  try {
-    return readdirSync(path) !== undefined;
-  } catch {
-    return false;
-  }
-}
+const scratch = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "vre-"));
 const project = join(scratch, "p");
 mkdirSync(join(project, ".git"), { recursive: true });
 const envOf = (name: string, extra: Record<string, string> = {}): Record<string, string> => {
@@ -66,7 +52,7 @@ const resident = envOf("r");
 const own = envOf("o", { VERDICT_RESIDENT: "off" });
 
 // Each host's own payload shape, from the captured samples (tests/hosts/samples).
-const payload = (command: string) => prePayload(host as "claude", command, project);
+const payload = (command: string) => prePayload(host as HostName, command, project);
 const hook = (env: Record<string, string>, command: string) => {
   const started = performance.now();
   const ran = Bun.spawnSync([binary, "hook", host], {

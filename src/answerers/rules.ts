@@ -9,7 +9,7 @@ import { answerLine, type RuleContext, type RulesAnswer } from "./rules/engine.t
 
 export type { RuleContext, RuleHit, RulesAnswer, Unknown } from "./rules/engine.ts";
 export { proveRuleExamples, type ExampleProblem } from "./rules/examples.ts";
-export { checkRule, checkTurnRule, type RuleCheckProblem } from "./rules/check.ts";
+export { checkRule, checkTurnRule, slowProblem, type RuleCheckProblem } from "./rules/check.ts";
 export { catastrophicBacktracking } from "./rules/backtracking.ts";
 export { compiledOf, compileEagerly, compileRule, markTightening, ruleIndex } from "./rules/compile.ts";
 

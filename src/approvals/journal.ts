@@ -210,7 +210,7 @@ export function transact<T>(
         sealed.push(record);
       }
       const created = !existsSync(path);
-      const fd = openPrivateAppend(path);
+      const fd = openPrivateAppend(path, true); // its folder was checked at the start of transact
       try {
         if (journal.damage?.kind === "torn") ftruncateSync(fd, journal.intactBytes);
         const text = sealed.map((record) => `${canonicalJson(record)}\n`).join("");

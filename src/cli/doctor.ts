@@ -8,9 +8,9 @@
  * app-server` in a throwaway home (src/hosts/codex-trust.ts), never the person's CODEX_HOME; its own
  * judgments are logged as self-tests.
  */
-import { homeDir } from "../files/dirs.ts";
+import { cacheDir, configDir, homeDir, stateDir } from "../files/dirs.ts";
 import { jsonDocument } from "./json.ts";
-import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { codexTrust } from "../hosts/codex-trust.ts";
 import { DEFAULT_HOSTS } from "../hosts/hook.ts";
@@ -309,7 +309,6 @@ function geminiTrust(home: string, cwd: string): Check {
 
 /** verdict's own folders and files are owner-only (0700 / 0600): others could read secrets' context or plant state. */
 function privateFilesCheck(): Check {
-  const { cacheDir, configDir, stateDir } = require("../files/dirs.ts") as typeof import("../files/dirs.ts");
   const { widerThanPrivate } = require("../files/private.ts") as typeof import("../files/private.ts");
   let wide: { path: string; mode: number; dir: boolean }[];
   try {
@@ -337,14 +336,12 @@ function privateFilesCheck(): Check {
  * only: the folder is listed, nothing is started or connected to.
  */
 function residentCheck(): Check {
-  const { processFacts, residentAddress, residentDir } = require("../resident/address.ts") as typeof import("../resident/address.ts");
-  const { existsSync, readdirSync } = require("node:fs") as typeof import("node:fs");
+  const { processFacts, residentAddress } = require("../resident/address.ts") as typeof import("../resident/address.ts");
   const address = residentAddress({ ...processFacts(), env: { ...process.env, VERDICT_SELF_TEST: undefined } });
   if ("off" in address) return { ok: true, what: `hooks judge in their own process, with no resident judge: ${address.off}` };
   let sockets = 0;
   try {
-    const dir = residentDir(process.env);
-    sockets = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".sock")).length : 0;
+    sockets = existsSync(address.dir) ? readdirSync(address.dir).filter((name) => name.endsWith(".sock")).length : 0;
   } catch {}
   return {
     ok: true,

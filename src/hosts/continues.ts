@@ -5,10 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { stateDir } from "../files/dirs.ts";
 import { readPrivate, writePrivateAtomic } from "../files/private.ts";
-
-export { stateDir };
 
 function fileFor(dir: string, host: string, sessionId: string): string {
   const key = new Bun.CryptoHasher("sha256").update(`${host}\0${sessionId}`).digest("hex").slice(0, 32);

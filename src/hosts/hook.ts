@@ -197,10 +197,11 @@ export async function runHook(host: HostName, raw: string, deps: HookDeps): Prom
         loaded,
       );
       const shown = judgment.suggest ? { ...judgment, line: `${judgment.line}. Instead: ${judgment.suggest}` } : judgment;
-      const approval = { command: toolApprovalText(event.call), tool: event.call.tool, program: toolProgram(event.call) };
       const replier = event.cannotAsk ? { ...adapter, canAsk: false } : adapter;
+      // What an approval task shows (the call's digest, its content included) only for an ask.
+      const approval = () => ({ command: toolApprovalText(event.call), tool: event.call.tool, program: toolProgram(event.call) });
       const asked =
-        judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval }, loaded, deps) : undefined;
+        judgment.verdict === "ask" ? askWithoutAsking(replier, hosts, shown, { ...event, ...approval() }, loaded, deps) : undefined;
       return { ...(asked ?? commandReply(replier, hosts, shown)), kind, event: event.event, command, judgment };
     } catch (error) {
       return { ...fallbackReply(host, kind, `judging failed: ${errorText(error)}`, hosts), event: event.event, command };

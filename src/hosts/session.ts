@@ -13,12 +13,12 @@ import { judgeCommand, judgeTurnEnd } from "../judge/index.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { loadPolicyCached } from "../policy/layer-cache.ts";
 import type { HostsSettings } from "../policy/schema-hosts.ts";
-import { stateDir } from "./continues.ts";
+import { stateDir } from "../files/dirs.ts";
 import { DEFAULT_HOSTS, fallbackReply, runHook, sniffKind, type EventKind, type HookOutcome } from "./hook.ts";
 import type { HostName } from "./types.ts";
 
 /** A hook payload larger than this is refused (answered with hosts.on_error) rather than read on. */
-export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 /** How much of the payload's head is looked at for its kind before it has all arrived. */
 const SNIFF_BYTES = 256 * 1024;
 
@@ -51,7 +51,7 @@ export type SessionIO = {
 };
 
 /** When a hook must have answered, in ms after it started, under these hosts settings. */
-export function deadlineAt(hosts: HostsSettings): number {
+function deadlineAt(hosts: HostsSettings): number {
   let within = 8000;
   let timeout = 30000;
   try {

@@ -330,7 +330,7 @@ type Judged = {
   verdict: Verdict;
   line: string;
   answerer: AnswererName;
-  answers?: CommandAnswers;
+  answers?: CommandAnswers | EndingAnswers;
   modelNotUsed?: string;
   modelNotUsedKind?: NotUsedKind;
   model?: ModelUse;
@@ -341,20 +341,15 @@ type Judged = {
 type ModelQuestion = { set: QuestionSet; keyText: string; kind: string | undefined };
 
 /**
- * The end of a command's or a tool call's judgment, once the rules have given theirs: the rules'
- * judgment stands when no model is used or its answer fails (saying why); otherwise the one verdict
- * function over the model's answers decides, with the rules' verdict kept beside it.
+ * The end of a judgment (a command's, a tool call's, a turn's end), once the rules have given theirs: the
+ * rules' judgment stands when no model is used or its answer fails (saying why); otherwise `verdictOf`,
+ * the verdict function over the model's answers, decides, with the rules' verdict kept beside it.
  */
 export async function modelOrRules<J extends Judged>(
   rulesJudgment: J,
   question: () => ModelQuestion,
-  context: {
-    loaded: LoadedPolicy;
-    env: Env;
-    startedAt: number;
-    rulesOnly?: boolean;
-    memory?: (answers: CommandAnswers) => number | undefined;
-  },
+  context: { loaded: LoadedPolicy; env: Env; startedAt: number; rulesOnly?: boolean },
+  verdictOf: (answers: NonNullable<J["answers"]>, provider: "jev" | "openai") => Pick<J, "verdict" | "line"> & Partial<J>,
   finish: (judgment: J, status?: number) => J,
 ): Promise<J> {
   const { policy } = context.loaded;
@@ -372,11 +367,11 @@ export async function modelOrRules<J extends Judged>(
       asked.reply.status,
     );
   }
-  const answers = asked.reply.answers as unknown as CommandAnswers;
-  const verdicted = commandVerdict(policy, answers, context.memory?.(answers), provider);
+  const answers = asked.reply.answers as unknown as NonNullable<J["answers"]>;
+  const verdicted = verdictOf(answers, provider);
   return finish({
     ...rulesJudgment,
-    verdict: verdicted.verdict,
+    ...verdicted,
     line: use.note ? `${verdicted.line} (${use.note})` : verdicted.line,
     answerer: provider,
     answers,
@@ -459,7 +454,8 @@ export async function judgeCommand(input: CommandInput, loaded: LoadedPolicy): P
       keyText: redacted,
       kind: answerCache().cwdKind(input.cwd, projectRoot, env),
     }),
-    { loaded, env, startedAt, rulesOnly: input.rulesOnly, memory },
+    { loaded, env, startedAt, rulesOnly: input.rulesOnly },
+    (answers, provider) => commandVerdict(policy, answers as CommandAnswers, memory(answers as CommandAnswers), provider),
     finish,
   );
 }
@@ -512,31 +508,18 @@ export async function judgeTurnEnd(input: TurnInput, loaded: LoadedPolicy): Prom
   if (byRules.rule?.outright) {
     return finish({ ...rulesJudgment, modelNotUsed: `decided outright by the turn rule ${byRules.rule.id}`, modelNotUsedKind: "decided" });
   }
-  const selection = selectAnswerer(policy, env, input.rulesOnly);
-  if ("off" in selection) return finish({ ...rulesJudgment, modelNotUsed: selection.off, modelNotUsedKind: "off" });
-
-  const provider = selection.provider;
-  const set = turnQuestions(policy, { requests: input.requests, final: input.final });
-  const keyText = JSON.stringify(set.state);
-  const asked = await ask(provider, set, keyText, undefined, loaded, env, deadlineOf(policy, startedAt));
-  const use = modelUse(provider, asked);
-  if (!asked.reply.ok) {
-    const why = whyNot(provider, asked.reply, policy);
-    return finish(
-      { ...rulesJudgment, line: `${rulesJudgment.line} (${why})`, modelNotUsed: why, modelNotUsedKind: asked.reply.kind, model: use },
-      asked.reply.status,
-    );
-  }
-  const answers = asked.reply.answers as unknown as EndingAnswers;
-  const verdicted = turnEndVerdict(policy, answers, provider);
-  const line = use.note ? `${verdicted.line} (${use.note})` : verdicted.line;
-  return finish({
-    verdict: verdicted.verdict as TurnJudgment["verdict"],
-    line,
-    answerer: provider,
-    answers,
-    model: use,
-    rulesVerdict: rulesVerdicted.verdict,
-    policyDigest: digest,
-  });
+  return modelOrRules(
+    rulesJudgment,
+    () => {
+      const set = turnQuestions(policy, { requests: input.requests, final: input.final });
+      return { set, keyText: JSON.stringify(set.state), kind: undefined };
+    },
+    { loaded, env, startedAt, rulesOnly: input.rulesOnly },
+    // The model's ending stands alone: the turn rule that matched is the rules' judgment, not this one.
+    (answers, provider) => {
+      const verdicted = turnEndVerdict(policy, answers as EndingAnswers, provider);
+      return { verdict: verdicted.verdict as TurnJudgment["verdict"], line: verdicted.line, rule: undefined };
+    },
+    finish,
+  );
 }

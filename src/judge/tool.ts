@@ -157,6 +157,7 @@ export async function judgeTool(input: ToolInput, loaded: LoadedPolicy): Promise
       return { set, keyText: `tool ${callDigest(input.call)} ${JSON.stringify(set.state)}`, kind: cwdKind(input.cwd, projectRoot, env) };
     },
     { loaded, env, startedAt, rulesOnly: input.rulesOnly },
+    (answers, provider) => commandVerdict(policy, answers as CommandAnswers, undefined, provider),
     finish,
   );
 }

@@ -20,9 +20,9 @@
  * under (2) alone and rotation waits for the next writer: a judgment is
  * never held up or lost for the sake of its log.
  */
-import { closeSync, existsSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
-import { createPrivateExclusive, ensurePrivateDir, openPrivateAppend } from "../files/private.ts";
+import { createPrivateExclusive, ensurePrivateDir, openPrivateAppend, writeAll } from "../files/private.ts";
 
 const STALE_LOCK_MS = 2000;
 const WAIT_MS = 300;
@@ -76,12 +76,6 @@ export function rotate(path: string, keep: number): void {
     if (existsSync(`${path}.${index}`)) renameSync(`${path}.${index}`, `${path}.${index + 1}`);
   }
   renameSync(path, `${path}.1`);
-}
-
-/** Writes the whole buffer with as few write(2) calls as the kernel allows (one, on a regular file). */
-function writeAll(fd: number, data: Uint8Array): void {
-  let written = 0;
-  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }
 
 /** Appends `line` (a newline is added) to `path`, rotating first when it would pass maxBytes. */

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { stateDir, type Env } from "../files/dirs.ts";
 
-export { stateDir, type Env };
+export type { Env };
 
 /** The decision log; rotated copies sit beside it as decisions.jsonl.1, .2 ... */
 export function decisionLogPath(env: Env = process.env): string {

@@ -32,7 +32,8 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { cacheDir } from "../files/dirs.ts";
 import { attachRuleIndex } from "../answerers/rules/compile.ts";
 import { packRules, packedRuleIndex, unpackRules, type PackedRules } from "../answerers/rules/packed.ts";
 import { provenSafe } from "../answerers/rules/pattern.ts";
@@ -41,6 +42,7 @@ import type { IgnoredLayer, LayerSource, LoadedPolicy, LoadOptions, LoadResult }
 import { readPolicyText, repoPolicyPaths, repositoryRoot, userPolicyPath, type Env } from "./layers.ts";
 import type { Policy } from "./schema.ts";
 import { boundedPolicy } from "./bounded.ts";
+import { isMap } from "./merge.ts";
 import { trustStorePath } from "./trust.ts";
 
 // The loader, with the validators, the merge and the checks it brings, is initialised only when a
@@ -117,7 +119,7 @@ type Payload = {
   defaults: string[];
 };
 
-export type CacheOutcome = "none" | "hit" | "miss" | "off";
+type CacheOutcome = "none" | "hit" | "miss" | "off";
 
 /** What the last load did, for the benchmark and the tests. */
 export let lastOutcome: CacheOutcome = "none";
@@ -208,12 +210,9 @@ function exists(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
+/** Where the entries are: verdict's cache folder (files/dirs.ts, never relative to the working directory). */
 export function policyCacheDir(env: Env): string {
-  const base =
-    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : join(env.HOME || (require("node:os") as typeof import("node:os")).homedir(), ".cache");
-  return join(base, "verdict", "policy");
+  return join(cacheDir(env), "policy");
 }
 
 function sha256(text: string | Uint8Array): string {
@@ -254,10 +253,6 @@ function unchanged(file: Recorded): boolean {
   if (stat.size !== file.size || !stat.isFile()) return false;
   const read = readPolicyText(file.path);
   return "text" in read && sha256(read.text) === file.digest;
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isPack(value: unknown): value is PackedRules {

@@ -125,14 +125,18 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
   layers.push({ name: "default", file: DEFAULT_FILE, files: [DEFAULT_FILE], trusted: true, digest: DEFAULT_DIGEST });
   if (options.proveDefault) problems.push(...prove().defaultProblems());
 
+  // The repository around cwd, found once (a walk up the folders, checking for .git at each).
+  const repository = repositoryRoot(options.cwd);
   const candidates: { name: LayerName; file: string | undefined; mustExist: boolean }[] = [
     { name: "user", file: wanted("user") ? userPolicyPath(env) : undefined, mustExist: false },
     // Every repository layer from the root down to cwd, root first, each under its own trust (or the one file policy trust names).
-    ...(options.repoFile !== undefined ? [options.repoFile] : wanted("repo") ? repoPolicyPaths(options.cwd) : []).map((file) => ({
-      name: "repo" as LayerName,
-      file,
-      mustExist: options.repoFile !== undefined,
-    })),
+    ...(options.repoFile !== undefined ? [options.repoFile] : wanted("repo") ? repoPolicyPaths(options.cwd, repository) : []).map(
+      (file) => ({
+        name: "repo" as LayerName,
+        file,
+        mustExist: options.repoFile !== undefined,
+      }),
+    ),
     { name: "command-line", file: options.file ?? (wanted("command-line") ? env.VERDICT_POLICY || undefined : undefined), mustExist: true },
   ];
   for (const { name, file, mustExist } of candidates) {
@@ -145,7 +149,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
     const trusted = name !== "repo" || options.trustRepo === true || isTrusted(env, ownFile, digest);
     // A repository file that resolves outside the repository (a link to ../.env, ~/.git-credentials,
     // /dev/zero) is not used, and nothing of it is shown, until a person trusts it.
-    const root = name === "repo" ? (repositoryRoot(options.cwd) ?? options.cwd) : undefined;
+    const root = name === "repo" ? (repository ?? options.cwd) : undefined;
     const outside = root === undefined ? [] : [file, ...chain.files.map((part) => part.file)].filter((part) => !resolvesInside(part, root));
     if (outside.length > 0 && !trusted) {
       warnings.push(
@@ -229,7 +233,7 @@ function loadOnce(options: LoadOptions, trackOrigins: boolean): LoadResult {
       warnings,
       ignored,
       origins: merged.origins,
-      repositoryRoot: repositoryRoot(options.cwd),
+      repositoryRoot: repository,
       cwd: options.cwd,
     },
   };

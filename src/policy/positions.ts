@@ -1,7 +1,7 @@
 /**
  * Line and column for a key path in a policy file. Only used once something
  * is wrong, so the `yaml` package (slow to load and parse, but with node
- * positions) is loaded lazily, by parse.ts's loader.
+ * positions) is loaded lazily, here.
  */
 /** `require` rather than `import`: loading stays lazy (only on the error path) and the loader stays synchronous. */
 const yaml = () => require("yaml") as typeof import("yaml");

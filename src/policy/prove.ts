@@ -4,15 +4,7 @@
  * Apart from load.ts so that the rule engine's checks are initialised only when a layer is loaded.
  */
 import defaultText from "../../policy/default.yaml" with { type: "text" };
-import {
-  catastrophicBacktracking,
-  checkRule,
-  checkTurnRule,
-  compiledOf,
-  compileRule,
-  proveRuleExamples,
-  ruleIndex,
-} from "../answerers/rules.ts";
+import { checkRule, checkTurnRule, slowProblem, compiledOf, compileRule, proveRuleExamples, ruleIndex } from "../answerers/rules.ts";
 import { checkToolRuleExamples } from "../tools/examples.ts";
 import { toolRuleProblems } from "../tools/rules.ts";
 import type { PolicyProblem } from "./errors.ts";
@@ -80,17 +72,8 @@ function slowPatterns(
 ): { segments: (string | number)[]; message: string; found: string; hint: string }[] {
   if (typeof value === "string") {
     const regex = /^\/(.+)\/(i?)$/s.exec(value);
-    const slow = regex ? catastrophicBacktracking(regex[1] as string, regex[2] === "i") : undefined;
-    return slow
-      ? [
-          {
-            segments: at,
-            message: `${slow}; rewrite it without nested repetition or overlapping alternatives`,
-            found: JSON.stringify(value),
-            hint: "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)",
-          },
-        ]
-      : [];
+    const slow = regex ? slowProblem(regex[1] as string, regex[2] === "i") : undefined;
+    return slow ? [{ segments: at, ...slow, found: JSON.stringify(value) }] : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => slowPatterns(item, [...at, index]));
   if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => slowPatterns(item, [...at, key]));

@@ -12,8 +12,6 @@ import { isMap } from "./merge.ts";
 import { durationMs } from "../core/units.ts";
 import { VERDICTS } from "../core/answers.ts";
 
-export { configDir };
-
 export function trustStorePath(env: Record<string, string | undefined>): string {
   return join(configDir(env), "trusted.json");
 }

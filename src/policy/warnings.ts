@@ -8,11 +8,9 @@
  */
 import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { stateDir } from "../files/dirs.ts";
+import { stateDir, type Env } from "../files/dirs.ts";
 import { createPrivateExclusive, ensurePrivateDir } from "../files/private.ts";
 import type { LoadedPolicy } from "./load.ts";
-
-type Env = Record<string, string | undefined>;
 
 /** The warnings of `loaded` not shown before, now remembered as shown. When nothing can be remembered, all of them. */
 export function unseenWarnings(loaded: Pick<LoadedPolicy, "warnings" | "layers">, env: Env = process.env): string[] {

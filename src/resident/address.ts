@@ -48,7 +48,7 @@ export function processFacts(): ProcessFacts {
 }
 
 /** Whether VERDICT_RESIDENT switches the resident judge off (off, 0, false, no). */
-export function residentOff(env: Env): boolean {
+function residentOff(env: Env): boolean {
   return /^(off|0|false|no)$/i.test(env.VERDICT_RESIDENT ?? "");
 }
 

@@ -4,7 +4,7 @@
  */
 import { lineReader, PROTOCOL, type Frame, type Request } from "./protocol.ts";
 
-export type JudgeStatus = Extract<Frame, { t: "status" }>;
+type JudgeStatus = Extract<Frame, { t: "status" }>;
 
 /**
  * One status or stop request to the socket at `path`: the judge's status; `none` when nobody listens

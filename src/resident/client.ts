@@ -11,7 +11,7 @@
  *   and ends, exactly as its own deadline timer would have.
  */
 import { residentAddress, processFacts, type Address } from "./address.ts";
-import { concat, encode, lineReader, payloadFrame, PROTOCOL, queuedWriter, type Frame, type Request } from "./protocol.ts";
+import { chunkQueue, concat, encode, lineReader, payloadFrame, PROTOCOL, queuedWriter, type Frame, type Request } from "./protocol.ts";
 
 /**
  * How long a judge may take to say anything at all: it answers, hands back or sends its deadline within
@@ -23,7 +23,7 @@ const HELLO_MS = 300;
  * What the hook's own process continues from when the judge does not answer: standard input as this
  * side reads it, from its first byte (what went to the judge included) to its end.
  */
-export type Handover = { chunks(): AsyncGenerator<Uint8Array> };
+type Handover = { chunks(): AsyncGenerator<Uint8Array> };
 
 export type ResidentResult =
   | { answered: true }
@@ -191,13 +191,10 @@ function print(stdout: string, stderr: string): void {
  * with that error, for whoever reads on.
  */
 function inputChannel(): Handover & { start(forward: (chunk: Uint8Array) => void, fail: () => void): void; sofar(): Uint8Array[] } {
-  const kept: Uint8Array[] = [];
-  let ended = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
+  const queue = chunkQueue();
   return {
     // What has arrived so far, with the end's empty frame once it has ended.
-    sofar: () => (ended && !failure ? [...kept, new Uint8Array(0)] : [...kept]),
+    sofar: () => (queue.ended() && !queue.failed() ? [...queue.kept, new Uint8Array(0)] : [...queue.kept]),
     start(forward, fail) {
       const reader = Bun.stdin.stream().getReader();
       void (async () => {
@@ -205,34 +202,18 @@ function inputChannel(): Handover & { start(forward: (chunk: Uint8Array) => void
           for (;;) {
             const { done, value } = await reader.read();
             if (done) break;
-            kept.push(value);
+            queue.push(value);
             forward(value);
-            wake?.();
           }
         } catch (error) {
-          failure = error;
-        }
-        ended = true;
-        if (failure) fail();
-        else forward(new Uint8Array(0));
-        wake?.();
-      })();
-    },
-    async *chunks() {
-      for (let next = 0; ; ) {
-        if (next < kept.length) {
-          yield kept[next++]!;
-          continue;
-        }
-        if (ended) {
-          if (failure) throw failure;
+          queue.fail(error ?? new Error("standard input could not be read"));
+          fail();
           return;
         }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
+        queue.close();
+        forward(new Uint8Array(0));
+      })();
     },
+    chunks: queue.chunks,
   };
 }

@@ -55,11 +55,7 @@ export function lineReader<T>(onLine: (value: T) => void): (chunk: string) => vo
 
 /** One payload chunk as a frame; an empty chunk is the end of the payload. */
 export function payloadFrame(chunk: Uint8Array): Uint8Array {
-  const head = encoder.encode(`${chunk.byteLength}\n`);
-  const out = new Uint8Array(head.byteLength + chunk.byteLength);
-  out.set(head, 0);
-  out.set(chunk, head.byteLength);
-  return out;
+  return concat([encoder.encode(`${chunk.byteLength}\n`), chunk]);
 }
 
 /** The bytes of `parts`, one after another. */
@@ -108,7 +104,56 @@ export function queuedWriter(socket: { write(data: Uint8Array): number; end(): v
   };
 }
 
-export type RequestEvents = {
+/**
+ * A payload's chunks as they arrive, kept, for a reader that may start late and read from the first:
+ * `chunks()` yields every chunk so far, then waits for more until the end (or throws the failure).
+ */
+export function chunkQueue() {
+  const kept: Uint8Array[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  return {
+    kept: kept as readonly Uint8Array[],
+    ended: () => ended,
+    failed: () => failure !== undefined,
+    push(bytes: Uint8Array): void {
+      kept.push(bytes);
+      poke();
+    },
+    close(): void {
+      ended = true;
+      poke();
+    },
+    /** Ends it with `error`, unless it has ended already. */
+    fail(error: unknown): void {
+      if (ended) return;
+      failure = error;
+      ended = true;
+      poke();
+    },
+    async *chunks(): AsyncGenerator<Uint8Array> {
+      for (let next = 0; ; ) {
+        if (next < kept.length) {
+          yield kept[next++]!;
+          continue;
+        }
+        if (failure !== undefined) throw failure;
+        if (ended) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+  };
+}
+
+type RequestEvents = {
   header(request: Request): void;
   chunk(bytes: Uint8Array): void;
   end(): void;
@@ -123,7 +168,7 @@ const MAX_FRAME = 16 * 1024 * 1024;
  * malformed is an error (the connection is then dropped and the hook judges on its own).
  */
 export function requestReader(events: RequestEvents): (bytes: Uint8Array) => void {
-  let buffer = new Uint8Array(0);
+  let buffer: Uint8Array = new Uint8Array(0);
   let state: "header" | "length" | "done" = "header";
   let need = -1; // bytes of the current frame still to come, or -1 while reading a length line
   const failed = (message: string) => {
@@ -132,10 +177,7 @@ export function requestReader(events: RequestEvents): (bytes: Uint8Array) => voi
   };
   return (bytes) => {
     if (state === "done") return;
-    const joined = new Uint8Array(buffer.byteLength + bytes.byteLength);
-    joined.set(buffer, 0);
-    joined.set(bytes, buffer.byteLength);
-    buffer = joined;
+    buffer = concat([buffer, bytes]);
     for (;;) {
       if (state === "header") {
         const end = buffer.indexOf(10);

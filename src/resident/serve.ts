@@ -17,7 +17,7 @@ import { isHostName } from "../hosts/types.ts";
 import { forgetDiskFacts } from "../judge/index.ts";
 import { BUILD, DEFAULT_IDLE_MS, processFacts, residentAddress } from "./address.ts";
 import { askJudge } from "./ask.ts";
-import { encode, frameLine, queuedWriter, requestReader, type Frame, type Request } from "./protocol.ts";
+import { chunkQueue, encode, frameLine, queuedWriter, requestReader, type Frame, type Request } from "./protocol.ts";
 import { warmUp } from "./warm.ts";
 
 /** A judge ends after this many requests and the next hook starts a fresh one (memory stays small). */
@@ -107,7 +107,7 @@ export async function serve(): Promise<number> {
           flush: writer.flush,
         };
         socket.data = { conn };
-        let payload: ReturnType<typeof channel> | undefined;
+        let payload: ReturnType<typeof chunkQueue> | undefined;
         socket.data.gone = () => payload?.fail(new Error("the hook went away before its payload ended"));
         socket.data.feed = requestReader({
           header: (request) => {
@@ -126,7 +126,7 @@ export async function serve(): Promise<number> {
             busy = true;
             lastRequest = performance.now();
             const began = lastRequest;
-            payload = channel();
+            payload = chunkQueue();
             void answerHook(request, payload, conn).then((answered) => {
               busy = false;
               if (answered) {
@@ -175,7 +175,11 @@ export async function serve(): Promise<number> {
   return new Promise<number>(() => {});
 
   /** One hook, as its own process would run it, but on this process's warm engine. Whether it answered (else handed back). */
-  async function answerHook(request: Extract<Request, { t: "hook" }>, payload: ReturnType<typeof channel>, conn: Conn): Promise<boolean> {
+  async function answerHook(
+    request: Extract<Request, { t: "hook" }>,
+    payload: ReturnType<typeof chunkQueue>,
+    conn: Conn,
+  ): Promise<boolean> {
     const send = (frame: Frame) => conn.write(frameLine(frame));
     // The deadline is re-armed at every step that may change it. The hook hears of it only if the answer
     // has not come within DEADLINE_AFTER_MS (well within its HELLO_MS), and of a change only: each frame
@@ -249,46 +253,4 @@ function idleFrom(text: string | undefined): number {
   } catch {
     return DEFAULT_IDLE_MS;
   }
-}
-
-/** The payload's bytes as they come from the hook, for readPayload. */
-function channel() {
-  const chunks: Uint8Array[] = [];
-  let ended = false;
-  let failure: Error | undefined;
-  let wake: (() => void) | undefined;
-  const poke = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  return {
-    push(bytes: Uint8Array) {
-      chunks.push(bytes);
-      poke();
-    },
-    close() {
-      ended = true;
-      poke();
-    },
-    fail(error: Error) {
-      if (ended) return;
-      failure = error;
-      ended = true;
-      poke();
-    },
-    async *chunks(): AsyncGenerator<Uint8Array> {
-      for (let next = 0; ; ) {
-        if (next < chunks.length) {
-          yield chunks[next++]!;
-          continue;
-        }
-        if (failure) throw failure;
-        if (ended) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-    },
-  };
 }

@@ -97,8 +97,6 @@ export type Evidence = {
 
 type FingerprintSummary = { entries: number; complete: boolean; digest: string; problems: string[] };
 
-export { stateDir };
-
 export function runsDir(env: Record<string, string | undefined>): string {
   return join(stateDir(env), "runs");
 }

@@ -3,12 +3,12 @@
 // on PATH somewhere else; on a machine without verdict the host's own permission check applies (and the
 // person is told); a Claude Code session started in a subfolder loads only that folder's .claude/ (as
 // install and doctor say); doctor changes nothing in the hosts' homes.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { ensureHost, type InstalledHost } from "./lib/install.ts";
+import type { InstalledHost } from "./lib/install.ts";
 import { markerRules } from "./lib/markers.ts";
 import { e2eHosts } from "./lib/gate.ts";
 import {
@@ -51,12 +51,7 @@ const hosts = e2eHosts();
 if (hosts.includes("claude")) {
   describe("claude: a project hook that travels", () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
-      host = await ensureHost("claude");
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost("claude", (installed) => (host = installed), VERDICT);
 
     /** A repository whose .claude/settings.json was written by `verdict install claude --project` on machine A. */
     function repository(opts: { from?: string; allowTouch?: boolean } = {}): { sb: Sandbox; install: ReturnType<typeof verdictOn> } {
@@ -157,12 +152,7 @@ if (hosts.includes("claude")) {
 if (hosts.includes("codex")) {
   describe("codex: doctor changes nothing", () => {
     let host: InstalledHost;
-    const boxes: Sandbox[] = [];
-    beforeAll(async () => {
-      if (!existsSync(VERDICT)) throw new Error(`${VERDICT} is missing: build it first (npx bun build.ts)`);
-      host = await ensureHost("codex");
-    }, 16 * 60_000);
-    afterAll(() => boxes.forEach((b) => b.cleanup()));
+    const boxes = suiteHost("codex", (installed) => (host = installed), VERDICT);
 
     test("doctor reads Codex's hook trust (untrusted, then trusted) without writing to ~/.codex or any other home, connecting only to 127.0.0.1", async () => {
       const sb = makeSandbox("codex-doctor");

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HookDeps } from "../../src/hosts/hook.ts";
+import type { HostName } from "../../src/hosts/types.ts";
 import type { LoadedPolicy } from "../../src/policy/index.ts";
 import { loadPolicy } from "../../src/policy/index.ts";
 
@@ -31,7 +32,7 @@ export function withCommand(name: string, command: string, extra: Record<string,
 export const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 
 /** What `host` sends before running `command` in `cwd`. */
-export function prePayload(host: keyof typeof PRE | "cursor", command: string, cwd: string): string {
+export function prePayload(host: HostName, command: string, cwd: string): string {
   if (host === "cursor")
     return JSON.stringify({
       hook_event_name: "beforeShellExecution",

@@ -3,9 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_HOSTS, runHook, sniffKind } from "../../src/hosts/hook.ts";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
-import { defaultPolicy, fakeDeps, sample, withCommand, withHosts } from "./helpers.ts";
+import { defaultPolicy, fakeDeps, PRE, sample, withCommand, withHosts } from "./helpers.ts";
 
-const PRE = { claude: "claude-pretooluse.json", codex: "codex-pretooluse.json", gemini: "gemini-beforetool.json" } as const;
 const STOP = { claude: "claude-stop.json", codex: "codex-stop.json", gemini: "gemini-afteragent.json" } as const;
 const HOSTS = ["claude", "codex", "gemini"] as const;
 const cursorPre = (command: string) => ({

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { replyEffect } from "../../src/hosts/roundtrip.ts";
 import { isolatedEnv, run, tempDir } from "../support/binary.ts";
 import { prePayload } from "../hosts/helpers.ts";
+import { HOST_NAMES, type HostName } from "../../src/hosts/types.ts";
 
-const HOSTS = ["claude", "codex", "gemini", "cursor"] as const;
-type Host = (typeof HOSTS)[number];
+const HOSTS = HOST_NAMES;
+type Host = HostName;
 /** The embedded default's hosts.on_error, as each host sees it. */
 const ON_ERROR: Record<Host, ReturnType<typeof replyEffect>> = { claude: "asks", codex: "blocks", gemini: "blocks", cursor: "asks" };
 

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync 
 import { join } from "node:path";
 import { BINARY, isolatedEnv, run, tempDir } from "../support/binary.ts";
 import { prePayload, sample } from "../hosts/helpers.ts";
+import { HOST_NAMES } from "../../src/hosts/types.ts";
 
 type Env = Record<string, string>;
 const judges: { env: Env }[] = [];
@@ -61,7 +62,7 @@ describe("the resident judge", () => {
     const own = isolatedEnv(undefined, { VERDICT_RESIDENT: "off" });
     const same = (text: string, home: string) => text.replaceAll(home, "~").replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "<time>");
     const cases: [string, string][] = [];
-    for (const host of ["claude", "codex", "gemini", "cursor"])
+    for (const host of HOST_NAMES)
       for (const command of [
         "git status",
         "rm -rf ~",
@@ -70,7 +71,7 @@ describe("the resident judge", () => {
         "git push --force origin main",
         "ls -la",
       ])
-        cases.push([host, prePayload(host as "claude", command, dir)]);
+        cases.push([host, prePayload(host, command, dir)]);
     cases.push(["claude", JSON.stringify({ ...sample("claude-pretooluse.json"), cwd: dir }).slice(0, -3)]); // malformed
     cases.push(["claude", JSON.stringify({ hook_event_name: "SessionStart", cwd: dir })]); // no opinion
     cases.push([

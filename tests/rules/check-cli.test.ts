@@ -2,29 +2,18 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, isolatedEnv, tempDir } from "../support/binary.ts";
-
-type Ran = { code: number; stdout: string; stderr: string; ms: number };
+import { BINARY, isolatedEnv, run, tempDir, type Ran } from "../support/binary.ts";
 
 function check(
   args: string[],
   options: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string; timeout?: number } = {},
 ): Ran {
-  const started = performance.now();
-  const result = Bun.spawnSync([BINARY, "check", ...args], {
+  return run(["check", ...args], {
     cwd: options.cwd ?? tempDir("verdict-check-cwd-"),
-    env: options.env ?? isolatedEnv(),
-    stdin: options.stdin === undefined ? "ignore" : typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
-    stdout: "pipe",
-    stderr: "pipe",
+    env: options.env,
+    stdin: options.stdin,
     timeout: options.timeout ?? 20_000,
   });
-  return {
-    code: result.exitCode ?? -1,
-    stdout: result.stdout.toString(),
-    stderr: result.stderr.toString(),
-    ms: performance.now() - started,
-  };
 }
 
 beforeAll(() => {

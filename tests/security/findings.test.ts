@@ -4,30 +4,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY } from "../support/binary.ts";
+import { BINARY, run, type Ran } from "../support/binary.ts";
 import { sandbox, type Sandbox } from "../approvals/helpers.ts";
 import { SECRETS } from "../secrets/labelled.ts";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
 
-type Ran = { code: number; stdout: string; stderr: string; ms: number };
-
 function verdict(args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Ran {
-  const started = performance.now();
-  const result = Bun.spawnSync([BINARY, ...args], {
-    cwd: options.cwd ?? box.project,
-    env: options.env ?? box.env,
-    stdin: options.stdin === undefined ? "ignore" : Buffer.from(options.stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return {
-    code: result.exitCode ?? -1,
-    stdout: result.stdout.toString(),
-    stderr: result.stderr.toString(),
-    ms: performance.now() - started,
-  };
+  return run(args, { cwd: options.cwd ?? box.project, env: options.env ?? box.env, stdin: options.stdin });
 }
 
 const commandPayload = (command: string, cwd: string, session = "s1") =>

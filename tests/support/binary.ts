@@ -27,17 +27,28 @@ export function isolatedEnv(home = tempDir("verdict-home-"), extra: Record<strin
   };
 }
 
-export type Ran = { code: number; stdout: string; stderr: string };
+export type Ran = { code: number; stdout: string; stderr: string; ms: number };
 
-export function run(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Ran {
+/** The compiled binary, run to its end: status, output, and how long it took (whole process). */
+export function run(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string | Uint8Array; timeout?: number } = {},
+): Ran {
+  const started = performance.now();
   const result = Bun.spawnSync([BINARY, ...args], {
     cwd: options.cwd,
     env: options.env ?? isolatedEnv(),
-    stdin: options.stdin === undefined ? "ignore" : Buffer.from(options.stdin),
+    stdin: options.stdin === undefined ? "ignore" : typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
     stdout: "pipe",
     stderr: "pipe",
+    timeout: options.timeout,
   });
-  return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  return {
+    code: result.exitCode ?? -1,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+    ms: performance.now() - started,
+  };
 }
 
 /** `env` with a folder holding `verdict` (a link to the compiled binary) first on PATH, as an installed verdict is. */

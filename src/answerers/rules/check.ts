@@ -17,7 +17,11 @@ const SLOW_HINT =
   "each repetition of the group must start in a way the others cannot (a separator, or alternatives that begin differently)";
 
 /** A pattern that could backtrack catastrophically: the problem, in one wording for every kind of rule. */
-function slowProblem(source: string, ignoreCase: boolean, check = catastrophicBacktracking): { message: string; hint: string } | undefined {
+export function slowProblem(
+  source: string,
+  ignoreCase: boolean,
+  check = catastrophicBacktracking,
+): { message: string; hint: string } | undefined {
   const slow = check(source, ignoreCase);
   return slow ? { message: `${slow}; rewrite it without nested repetition or overlapping alternatives`, hint: SLOW_HINT } : undefined;
 }

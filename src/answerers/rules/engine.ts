@@ -433,7 +433,7 @@ export function firstCommandRule(index: RuleIndex, view: View, exact?: CompiledR
     if (skipTightening && entry.tightening) continue;
     if (!mayMatch(entry.needs, view)) continue;
     const rule = compiledOf(entry);
-    if (rule && matchesCommand(rule, view, true)) return rule;
+    if (matchesCommand(rule, view, true)) return rule;
   }
   return exact;
 }
@@ -469,7 +469,7 @@ function outrightAfter(index: RuleIndex, view: View, first: CompiledRule | undef
     if (strictness(decision) <= Math.max(floor, best ? strictness(best.rule.decision as Verdict) : -1)) continue;
     if (!mayMatch(entry.needs, view)) continue;
     const rule = compiledOf(entry);
-    if (rule && matchesCommand(rule, view, true)) best = rule;
+    if (matchesCommand(rule, view, true)) best = rule;
   }
   return best;
 }

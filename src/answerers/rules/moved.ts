@@ -15,8 +15,8 @@ import { parseArgs } from "./args.ts";
 import type { Probe, View } from "./match.ts";
 import { resolveWord } from "./paths.ts";
 
-const LN_VALUES = new Set(["-t", "--target-directory", "-S", "--suffix"]);
-const MV_VALUES = new Set(["-t", "--target-directory", "-S", "--suffix"]);
+/** The options of ln and mv that take a value (the same for both). */
+const TAKES_VALUE = new Set(["-t", "--target-directory", "-S", "--suffix"]);
 
 export class LineMoves {
   /** Each place the line made, newest last: `from` (the new path) now stands for `to`. */
@@ -26,7 +26,8 @@ export class LineMoves {
 
   /** The probe the rest of the line is judged with: the disk, with the line's own links and moves laid over it. */
   readonly probe: Probe = {
-    exists: (path) => this.base.exists(this.lead(path) ?? path) || this.lead(path) !== undefined,
+    // A path the line made exists whatever the disk says; any other is looked up.
+    exists: (path) => this.lead(path) !== undefined || this.base.exists(path),
     tracked: (path, root) => this.base.tracked(path, root),
     realpath: (path) => {
       const led = this.lead(path);
@@ -63,7 +64,7 @@ export class LineMoves {
     const ln = view.name === "ln" || view.name === "gln";
     const mv = view.name === "mv" || view.name === "gmv";
     if ((!ln && !mv) || view.command.dynamic) return;
-    const parsed = parseArgs(view.args, ln ? LN_VALUES : MV_VALUES);
+    const parsed = parseArgs(view.args, TAKES_VALUE);
     const into = parsed.values.find(([option]) => option === "-t" || option === "--target-directory")?.[1];
     const operands = parsed.operands;
     const sources = into === undefined ? operands.slice(0, -1) : operands;

@@ -239,7 +239,7 @@ function positionsFor(part: Part, name: string): number[] {
           try {
             matcher = compileAny(patterns);
           } catch {
-            matcher = null; // reported by ruleProblems when the policy is checked
+            matcher = null; // reported by checkRule when the policy is loaded or checked
           }
           shared.set(key, matcher);
         }
